@@ -1,0 +1,133 @@
+/*
+ * mcio: memory-conscious collective I/O for MPI.
+ *
+ * Every function taking an mcio_file or mcio_plan is collective over the communicator the
+ * file was opened on: all of its ranks call it, in the same order, and all of them return
+ * the same status. A failure on one rank (a bad argument, a failed write) is reported on
+ * every rank, with the same detailed message (see mcio_error_message()).
+ *
+ * Hints (MPI_Info keys, or `key value` lines in the file named by MCIO_HINTS; a key set in
+ * the MPI_Info wins over the same key in the file) are documented in docs/hints.md.
+ */
+#ifndef MCIO_H
+#define MCIO_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "mcio_errors.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MCIO_VERSION_MAJOR 0
+#define MCIO_VERSION_MINOR 1
+
+/* Opaque handles. */
+typedef struct mcio_file_s *mcio_file;
+typedef struct mcio_plan_s *mcio_plan;
+#define MCIO_FILE_NULL ((mcio_file)0)
+#define MCIO_PLAN_NULL ((mcio_plan)0)
+
+/** The generic message of a status code ("invalid hint"). Never NULL. Not collective. */
+const char *mcio_strerror(int status);
+
+/**
+ * The detailed message of the last error returned to this thread ("hint cb_buffer_size:
+ * value '12x' is not a byte count"), or "" after success. Valid until the next mcio call on
+ * this thread. Not collective.
+ */
+const char *mcio_error_message(void);
+
+/**
+ * Open a file for collective access. Collective over comm.
+ * @param comm  the ranks that will access the file (duplicated; the caller keeps its own)
+ * @param path  file name, the same on every rank
+ * @param amode MPI_MODE_* flags as for MPI_File_open
+ * @param info  hints, or MPI_INFO_NULL; unknown non-mcio keys are passed to the MPI library
+ * @param fh    out: the file handle, MCIO_FILE_NULL on failure
+ * @return MCIO_SUCCESS or an error code, the same on every rank
+ */
+int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh);
+
+/** Close a file and set *fh to MCIO_FILE_NULL. Collective. Plans made on it must be freed first. */
+int mcio_file_close(mcio_file *fh);
+
+/** Flush the file's data to storage (MPI_File_sync / fsync by every rank that wrote). Collective. */
+int mcio_file_sync(mcio_file fh);
+
+/**
+ * Collective write. Each rank names its own `count` extents (file offset, length in bytes);
+ * the data of extent i follows that of extent i-1 in `buf` (list order, packed). Lists may be
+ * unsorted; a rank may pass count 0 (buf may then be NULL); adjacent extents are merged.
+ * A rank's extents must not overlap one another; where different ranks write the same byte,
+ * which rank's value lands is undefined, as in MPI-IO. Bytes no rank names are never written.
+ * @return MCIO_SUCCESS or an error code, the same on every rank
+ */
+int mcio_write_at_all(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],
+                      const void *buf);
+
+/** Collective read: the mirror of mcio_write_at_all; fills exactly the requested bytes of buf. */
+int mcio_read_at_all(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],
+                     void *buf);
+
+/**
+ * Collective write whose extent i comes from memory addrs[i] (an iovec-like list), so data
+ * that is scattered in memory is sent without first being packed. Otherwise as
+ * mcio_write_at_all.
+ */
+int mcio_writev_at_all(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],
+                       const void *const addrs[]);
+
+/** Collective read into memory addrs[i] for extent i. */
+int mcio_readv_at_all(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],
+                      void *const addrs[]);
+
+/**
+ * A persistent plan: the metadata exchange and planning for one access pattern, done once
+ * and reused by every mcio_plan_write / mcio_plan_read (a checkpoint written every step).
+ * Collective. The arrays are copied; buf is given at each use, packed as for mcio_write_at_all.
+ */
+int mcio_plan_create(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],
+                     mcio_plan *plan);
+
+/** Collective write of buf with a persistent plan. */
+int mcio_plan_write(mcio_plan plan, const void *buf);
+
+/** Collective read into buf with a persistent plan. */
+int mcio_plan_read(mcio_plan plan, void *buf);
+
+/** Free a plan and set *plan to MCIO_PLAN_NULL. Collective. */
+int mcio_plan_free(mcio_plan *plan);
+
+/** What the last collective call on a file did. Times are seconds, the maximum over ranks. */
+typedef struct mcio_stats {
+    int op;                   /* 0: none yet, 1: write, 2: read */
+    int ranks;                /* size of the file's communicator */
+    int aggregators;          /* number of aggregators (file domains) */
+    int rounds;               /* rounds of the busiest aggregator */
+    int64_t bytes;            /* bytes moved, summed over ranks */
+    int64_t max_buffer_bytes; /* largest collective buffer any aggregator held */
+    double t_metadata;        /* summary allgather and offset-length list exchange */
+    double t_plan;            /* planning (pure computation) */
+    double t_exchange;        /* data exchange between ranks and aggregators */
+    double t_io;              /* file access by aggregators */
+    double t_total;           /* the whole call */
+    const int *aggregator_ranks; /* [aggregators]; valid until the next call on the file */
+    const int *aggregator_nodes; /* [aggregators]; node index of each aggregator */
+} mcio_stats;
+
+/** Copy the statistics of the last collective call on fh. Not collective. */
+int mcio_file_get_stats(mcio_file fh, mcio_stats *stats);
+
+/**
+ * The hints in force on fh, with defaults filled in, as a new MPI_Info the caller frees.
+ * Not collective.
+ */
+int mcio_file_get_info(mcio_file fh, MPI_Info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MCIO_H */

@@ -1,0 +1,86 @@
+/*
+ * Engine internals: the file and plan handles, and the functions that communicate.
+ * Everything here that talks to other ranks says so in its name or its comment.
+ */
+#ifndef MCIO_ENGINE_H
+#define MCIO_ENGINE_H
+
+#include <stdio.h>
+
+#include "mcio.h"
+#include "mcio_hints.h"
+#include "mcio_io.h"
+#include "mcio_machine.h"
+#include "mcio_plan.h"
+
+struct mcio_file_s {
+    MPI_Comm comm; /* private duplicate: our messages never meet the application's */
+    int rank, nprocs;
+    int amode;
+    int can_read; /* the backend may read (read-modify-write of holes is possible) */
+    char *path;
+    mcio_hints hints;
+    mcio_machine machine;
+    const mcio_io_backend *io;
+    void *io_state;
+    int live_plans;
+    int64_t *summaries; /* [nprocs * 4]: allgather buffer, allocated at open so a call never fails before it */
+    char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
+    mcio_stats stats;
+    int *stats_aggs, *stats_nodes;
+};
+
+/* A plan: the metadata exchange and planning of one access pattern, done once. */
+struct mcio_plan_s {
+    mcio_file fh;
+    mcio_extent *ext; /* this rank's normalized extents; mem relative to the call's base */
+    int64_t next;
+    int64_t total_bytes; /* over all ranks */
+    mcio_fdplan fd;
+    mcio_groups send;  /* this rank's pieces, by (round, domain) */
+    int my_domain;     /* the domain this rank aggregates, or -1 */
+    mcio_groups recv;  /* the aggregator's pieces, by (round, sender); empty unless my_domain >= 0 */
+    char *cbuf;        /* the collective buffer, fd.window[my_domain] bytes at most */
+    int64_t cbuf_len;
+    mcio_piece *runs;  /* scratch for one round: its runs, datatype arrays, requests */
+    int *blocklens;
+    MPI_Aint *displs;
+    MPI_Request *reqs;
+    MPI_Datatype *types;
+    double t_metadata, t_plan;
+};
+
+/* Record status and detail as this thread's last error; returns status. */
+int mcio_error_set(int status, const char *detail);
+
+/*
+ * Collective: agree on the outcome of a phase. Every rank passes its own status and detail;
+ * all return the status of the lowest-ranked failing rank, with its detail copied into detail.
+ * maxvals[0..nvals) are replaced by their maximum over ranks (piggy-backed timings).
+ */
+int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], int64_t *maxvals,
+                      int nvals);
+
+/*
+ * Collective: build a plan. mem[i] is extent i's memory displacement (packed offset, or an
+ * absolute address for the v-forms). buf_null_with_data flags a NULL buffer with data.
+ */
+int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
+                     const int64_t *mem, int reject_overlap, int local_status,
+                     const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN]);
+
+/*
+ * Collective: run a plan. write: 1 write, 0 read. base: memory base the plan's mem is relative
+ * to (NULL when displacements are absolute addresses). agreed: the ranks already agreed that
+ * every local_status is success (the plan was just built); otherwise they agree first.
+ */
+int mcio_engine_run(mcio_plan plan, int write, char *base, int agreed, int local_status,
+                    const char *local_detail, char detail[MCIO_DETAIL_LEN]);
+
+/* Free a plan's memory (not collective). */
+void mcio_engine_plan_free(mcio_plan plan);
+
+/* Record the stats of a finished call on the file, and append them to MCIO_STATS (rank 0). */
+void mcio_stats_record(mcio_file fh, mcio_plan plan, int write, const int64_t *times_ns);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * Opening and closing files: hints, the machine description, the I/O backend.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcio_engine.h"
+
+/* Apply the hints in the file named by MCIO_HINTS, then those in info (which win). Local. */
+static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN])
+{
+    *h = mcio_hints_default();
+    const char *path = getenv("MCIO_HINTS");
+    if (path && *path) {
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            snprintf(detail, MCIO_DETAIL_LEN, "MCIO_HINTS=%s: %s", path, strerror(errno));
+            return MCIO_ERR_HINT;
+        }
+        char line[1024], where[MCIO_DETAIL_LEN / 2];
+        int lineno = 0, st = MCIO_SUCCESS;
+        while (st == MCIO_SUCCESS && fgets(line, sizeof line, f)) {
+            char *key, *value;
+            lineno++;
+            snprintf(where, sizeof where, "%.100s:%d", path, lineno);
+            int kind = mcio_hints_parse_line(line, &key, &value);
+            if (kind < 0) {
+                snprintf(detail, MCIO_DETAIL_LEN, "%s: expected 'key value', got '%.80s'", where,
+                         line);
+                st = MCIO_ERR_HINT;
+            } else if (kind > 0) {
+                st = mcio_hints_set(h, key, value, where, detail);
+            }
+        }
+        fclose(f);
+        if (st != MCIO_SUCCESS)
+            return st;
+    }
+    if (info == MPI_INFO_NULL)
+        return MCIO_SUCCESS;
+    int nkeys = 0;
+    MPI_Info_get_nkeys(info, &nkeys);
+    for (int i = 0; i < nkeys; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        MPI_Info_get_nthkey(info, i, key);
+        MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+        if (!flag)
+            continue;
+        int st = mcio_hints_set(h, key, value, "MPI_Info", detail);
+        if (st != MCIO_SUCCESS)
+            return st;
+    }
+    return MCIO_SUCCESS;
+}
+
+static void file_free(mcio_file f)
+{
+    if (!f)
+        return;
+    mcio_machine_free(&f->machine);
+    if (f->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&f->comm);
+    free(f->path);
+    free(f->stats_path);
+    free(f->stats_aggs);
+    free(f->stats_nodes);
+    free(f->summaries);
+    free(f);
+}
+
+int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
+{
+    char detail[MCIO_DETAIL_LEN] = "";
+    int st = MCIO_SUCCESS;
+    if (!fh) /* cannot even report to the others without a place for the handle: still agree */
+        st = MCIO_ERR_ARG, snprintf(detail, sizeof detail, "fh is NULL");
+    else
+        *fh = MCIO_FILE_NULL;
+    if (comm == MPI_COMM_NULL)
+        return mcio_error_set(MCIO_ERR_ARG, "comm is MPI_COMM_NULL");
+    MPI_Comm dup;
+    MPI_Comm_dup(comm, &dup);
+    mcio_file f = calloc(1, sizeof *f);
+    int nprocs;
+    MPI_Comm_size(dup, &nprocs);
+    if (f)
+        f->summaries = malloc((size_t)nprocs * 4 * sizeof(int64_t));
+    if (!f || !f->summaries) {
+        /* Still agree with the others over the duplicate, so that nobody hangs. */
+        snprintf(detail, sizeof detail, "out of memory");
+        st = mcio_engine_agree(dup, MCIO_ERR_NOMEM, detail, NULL, 0);
+        if (f)
+            free(f);
+        MPI_Comm_free(&dup);
+        return mcio_error_set(st, detail);
+    }
+    f->comm = dup;
+    MPI_Comm_rank(f->comm, &f->rank);
+    MPI_Comm_size(f->comm, &f->nprocs);
+    f->amode = amode;
+    if (st == MCIO_SUCCESS && !path)
+        st = MCIO_ERR_ARG, snprintf(detail, sizeof detail, "path is NULL");
+    if (st == MCIO_SUCCESS && !!(amode & MPI_MODE_RDONLY) + !!(amode & MPI_MODE_WRONLY) +
+                                      !!(amode & MPI_MODE_RDWR) != 1)
+        st = MCIO_ERR_ARG, snprintf(detail, sizeof detail,
+                                     "amode %d: exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY "
+                                     "and MPI_MODE_RDWR is required", amode);
+    if (st == MCIO_SUCCESS && (amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
+        st = MCIO_ERR_ARG, snprintf(detail, sizeof detail,
+                                     "amode: MPI_MODE_CREATE and MPI_MODE_EXCL need write access");
+    if (st == MCIO_SUCCESS)
+        st = read_hints(info, &f->hints, detail);
+    if (st == MCIO_SUCCESS && !(f->io = mcio_io_find(f->hints.io_backend)))
+        st = MCIO_ERR_HINT, snprintf(detail, sizeof detail, "hint mcio_io_backend: '%s' is not registered",
+                                     f->hints.io_backend);
+    if (st == MCIO_SUCCESS && !(f->path = strdup(path)))
+        st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
+    if (st == MCIO_SUCCESS && f->rank == 0 && getenv("MCIO_STATS") && *getenv("MCIO_STATS") &&
+        !(f->stats_path = strdup(getenv("MCIO_STATS"))))
+        st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
+    st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS)
+        goto fail;
+    st = mcio_machine_detect(f->comm, &f->machine, detail); /* agreed inside */
+    if (st != MCIO_SUCCESS)
+        goto fail;
+    st = f->io->open(f->comm, path, amode, info, &f->io_state, &f->can_read, detail);
+    st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS)
+        goto fail;
+    *fh = f;
+    return mcio_error_set(MCIO_SUCCESS, NULL);
+fail:
+    file_free(f);
+    return mcio_error_set(st, detail);
+}
+
+int mcio_file_close(mcio_file *fh)
+{
+    char detail[MCIO_DETAIL_LEN] = "";
+    if (!fh || !*fh)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
+    mcio_file f = *fh;
+    if (f->live_plans > 0) {
+        snprintf(detail, sizeof detail, "%d plans made on %s are still alive: free them first",
+                 f->live_plans, f->path);
+        return mcio_error_set(MCIO_ERR_ARG, detail);
+    }
+    int st = f->io->close(f->io_state, detail);
+    st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
+    file_free(f);
+    *fh = MCIO_FILE_NULL;
+    return mcio_error_set(st, detail);
+}
+
+int mcio_file_sync(mcio_file fh)
+{
+    char detail[MCIO_DETAIL_LEN] = "";
+    if (!fh)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
+    int err = fh->io->sync(fh->io_state), st = MCIO_SUCCESS;
+    if (err) {
+        st = mcio_io_status_of_errno(-err);
+        snprintf(detail, sizeof detail, "sync %s: %s", fh->path, strerror(-err));
+    }
+    return mcio_error_set(mcio_engine_agree(fh->comm, st, detail, NULL, 0), detail);
+}
+
+int mcio_file_get_stats(mcio_file fh, mcio_stats *stats)
+{
+    if (!fh || !stats)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle or stats is NULL");
+    *stats = fh->stats;
+    return mcio_error_set(MCIO_SUCCESS, NULL);
+}
+
+int mcio_file_get_info(mcio_file fh, MPI_Info *info)
+{
+    if (!fh || !info)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle or info is NULL");
+    MPI_Info_create(info);
+    char key[64], value[64];
+    for (int i = 0; mcio_hints_get(&fh->hints, i, key, sizeof key, value, sizeof value); i++) {
+        if (strcmp(key, "cb_nodes") == 0 && fh->hints.cb_nodes == 0) /* the default in effect */
+            snprintf(value, sizeof value, "%d", fh->machine.nnodes);
+        MPI_Info_set(*info, key, value);
+    }
+    return mcio_error_set(MCIO_SUCCESS, NULL);
+}

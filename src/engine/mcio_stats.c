@@ -1,0 +1,60 @@
+/*
+ * Statistics of each collective call: kept on the file handle for mcio_file_get_stats, and
+ * appended as one JSON object per line to the file named by MCIO_STATS (rank 0 writes).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "mcio_engine.h"
+
+void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *times_ns)
+{
+    const mcio_fdplan *fd = &p->fd;
+    mcio_stats *s = &fh->stats;
+    int *aggs = realloc(fh->stats_aggs, ((size_t)fd->ndomains + 1) * sizeof(int));
+    if (aggs)
+        fh->stats_aggs = aggs;
+    int *nodes = realloc(fh->stats_nodes, ((size_t)fd->ndomains + 1) * sizeof(int));
+    if (nodes)
+        fh->stats_nodes = nodes;
+    int listed = aggs && nodes ? fd->ndomains : 0;
+    for (int d = 0; d < listed; d++) {
+        fh->stats_aggs[d] = fd->agg_rank[d];
+        fh->stats_nodes[d] = fh->machine.node_of_rank[fd->agg_rank[d]];
+    }
+    *s = (mcio_stats){
+        .op = write ? 1 : 2,
+        .ranks = fh->nprocs,
+        .aggregators = fd->ndomains,
+        .rounds = fd->max_rounds,
+        .bytes = p->total_bytes,
+        .max_buffer_bytes = fd->max_buffer,
+        .t_metadata = times_ns[0] * 1e-9,
+        .t_plan = times_ns[1] * 1e-9,
+        .t_exchange = times_ns[2] * 1e-9,
+        .t_io = times_ns[3] * 1e-9,
+        .t_total = times_ns[4] * 1e-9,
+        .aggregator_ranks = fh->stats_aggs,
+        .aggregator_nodes = fh->stats_nodes,
+    };
+    if (!fh->stats_path)
+        return;
+    FILE *f = fopen(fh->stats_path, "a");
+    if (!f)
+        return; /* statistics are best effort: they never fail the I/O they describe */
+    fprintf(f,
+            "{\"op\":\"%s\",\"path\":\"%s\",\"strategy\":\"%s\",\"ranks\":%d,\"nodes\":%d,"
+            "\"bytes\":%" PRId64 ",\"aggregators\":%d,\"rounds\":%d,\"max_buffer_bytes\":%" PRId64
+            ",\"t_metadata\":%.9f,\"t_plan\":%.9f,\"t_exchange\":%.9f,\"t_io\":%.9f,"
+            "\"t_total\":%.9f,\"aggregator_ranks\":[",
+            write ? "write" : "read", fh->path, fh->hints.strategy, s->ranks, fh->machine.nnodes,
+            s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
+            s->t_exchange, s->t_io, s->t_total);
+    for (int d = 0; d < listed; d++)
+        fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
+    fprintf(f, "],\"aggregator_nodes\":[");
+    for (int d = 0; d < listed; d++)
+        fprintf(f, "%s%d", d ? "," : "", fh->stats_nodes[d]);
+    fprintf(f, "]}\n");
+    fclose(f);
+}

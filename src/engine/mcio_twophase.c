@@ -1,0 +1,445 @@
+/*
+ * Two-phase collective I/O (Thakur, Gropp, Lusk 1999; del Rosario, Bordawekar, Choudhary 1993):
+ * the engine that every planner feeds.
+ *
+ *   1. metadata: every rank normalizes its extents and allgathers a summary (first byte, end,
+ *      bytes, status); the allgather also agrees on bad arguments before anything moves.
+ *   2. planning: a pure planner (src/plan/) turns the summaries into file domains, aggregators
+ *      and rounds, identically on every rank.
+ *   3. list exchange: each rank sends its offset-length pieces only to the aggregators whose
+ *      domain its summary overlaps (no all-to-all), and each aggregator builds its schedule.
+ *   4. rounds: in round k each aggregator receives (write) or sends (read) the bytes of the
+ *      k-th window of its domain, straight between user memory and its collective buffer
+ *      through derived datatypes (no packing), and writes or reads only the runs someone asked
+ *      for (or the whole span, read-modify-write, when holes are small and the file readable).
+ *   5. agreement: an allreduce gives every rank the same status and the slowest rank's times.
+ *
+ * Glossary (mcio_plan.h): file domain, aggregator, collective buffer, round, piece, run.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcio_engine.h"
+
+enum { TAG_LIST = 1, TAG_DATA = 2 };
+
+/* Memory of a piece: base + displacement, where base may be NULL (absolute displacements). */
+#define PIECE_ADDR(base, mem) ((char *)((uintptr_t)(base) + (uintptr_t)(mem)))
+
+static int64_t ns_since(double t0)
+{
+    return (int64_t)((MPI_Wtime() - t0) * 1e9);
+}
+
+static int summary_overlaps(const int64_t *s, int64_t lo, int64_t hi)
+{
+    return s[2] > 0 && s[0] < hi && s[1] > lo; /* s = {start, end, bytes, status} */
+}
+
+/* Does the rank with summary s take part in domain d's list exchange? Both sides ask this. */
+static int in_domain(const mcio_fdplan *fd, int d, const int64_t *s)
+{
+    return fd->rounds[d] > 0 && summary_overlaps(s, fd->win_start[d], fd->win_end[d]);
+}
+
+static void plan_clear(mcio_plan p)
+{
+    free(p->ext);
+    mcio_fdplan_free(&p->fd);
+    mcio_groups_free(&p->send);
+    mcio_groups_free(&p->recv);
+    free(p->cbuf);
+    free(p->runs);
+    free(p->blocklens);
+    free(p->displs);
+    free(p->reqs);
+    free(p->types);
+}
+
+void mcio_engine_plan_free(mcio_plan p)
+{
+    if (p) {
+        plan_clear(p);
+        free(p);
+    }
+}
+
+/*
+ * Receive and drop a message we have no memory for: a too-small receive consumes it with a
+ * truncation error, which we ask MPI to return rather than abort on.
+ */
+static void drain_message(MPI_Comm comm, int source, int tag)
+{
+    MPI_Errhandler old;
+    int64_t sink[1];
+    MPI_Comm_get_errhandler(comm, &old);
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Recv(sink, 1, MPI_INT64_T, source, tag, comm, MPI_STATUS_IGNORE);
+    MPI_Comm_set_errhandler(comm, old);
+    MPI_Errhandler_free(&old);
+}
+
+/* Buffers of the list exchange, allocated before the ranks agree to start it. */
+typedef struct list_bufs {
+    int64_t *count, *start; /* [ndomains + 1] my pieces per domain, and where they start */
+    int64_t *flat;          /* [2 * my pieces] (offset, length) pairs, by domain */
+    MPI_Request *sreq;      /* [ndomains] */
+    int64_t *nlist;         /* [nprocs] pieces each sender has in my domain */
+    mcio_piece **lists;     /* [nprocs] */
+} list_bufs;
+
+static void list_bufs_free(list_bufs *b, int nprocs)
+{
+    if (b->lists)
+        for (int s = 0; s < nprocs; s++)
+            free(b->lists[s]);
+    free(b->lists);
+    free(b->nlist);
+    free(b->sreq);
+    free(b->flat);
+    free(b->start);
+    free(b->count);
+    memset(b, 0, sizeof *b);
+}
+
+static int list_bufs_alloc(list_bufs *b, int ndomains, int64_t npieces, int nprocs)
+{
+    b->count = calloc((size_t)ndomains + 1, sizeof(int64_t));
+    b->start = calloc((size_t)ndomains + 1, sizeof(int64_t));
+    b->flat = malloc(((size_t)npieces + 1) * 2 * sizeof(int64_t));
+    b->sreq = malloc(((size_t)ndomains + 1) * sizeof(MPI_Request));
+    b->nlist = calloc((size_t)nprocs, sizeof(int64_t));
+    b->lists = calloc((size_t)nprocs, sizeof(mcio_piece *));
+    if (!b->count || !b->start || !b->flat || !b->sreq || !b->nlist || !b->lists) {
+        list_bufs_free(b, nprocs);
+        return MCIO_ERR_NOMEM;
+    }
+    return MCIO_SUCCESS;
+}
+
+/* Phase 3: send my pieces to the aggregators, receive the lists of my domain. Communicates. */
+static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
+                          char detail[MCIO_DETAIL_LEN])
+{
+    const mcio_fdplan *fd = &p->fd;
+    const int64_t *mine = &fh->summaries[4 * fh->rank];
+    int st = MCIO_SUCCESS, nd = fd->ndomains, nsend = 0;
+    int64_t *count = b->count, *start = b->start, *flat = b->flat, *nlist = b->nlist;
+    MPI_Request *sreq = b->sreq;
+    mcio_piece **lists = b->lists;
+    /* My pieces, regrouped by domain (the schedule groups them by round first). */
+    for (int64_t g = 0; g < p->send.ngroups; g++)
+        count[p->send.peer[g]] += p->send.first[g + 1] - p->send.first[g];
+    for (int d = 0; d < nd; d++)
+        start[d + 1] = start[d] + count[d];
+    memset(count, 0, ((size_t)nd + 1) * sizeof(int64_t));
+    for (int64_t g = 0; g < p->send.ngroups; g++) {
+        int d = p->send.peer[g];
+        for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
+            int64_t at = 2 * (start[d] + count[d]++);
+            flat[at] = p->send.pieces[i].off;
+            flat[at + 1] = p->send.pieces[i].len;
+        }
+    }
+    for (int d = 0; d < nd; d++)
+        if (in_domain(fd, d, mine))
+            MPI_Isend(&flat[2 * start[d]], (int)(2 * count[d]), MPI_INT64_T, fd->agg_rank[d],
+                      TAG_LIST, fh->comm, &sreq[nsend++]);
+    if (p->my_domain >= 0) {
+        int d = p->my_domain;
+        for (int s = 0; s < fh->nprocs; s++) {
+            if (!in_domain(fd, d, &fh->summaries[4 * s]))
+                continue;
+            MPI_Status status;
+            int n = 0;
+            if (st != MCIO_SUCCESS) {
+                drain_message(fh->comm, s, TAG_LIST);
+                continue;
+            }
+            MPI_Probe(s, TAG_LIST, fh->comm, &status);
+            MPI_Get_count(&status, MPI_INT64_T, &n);
+            nlist[s] = n / 2;
+            lists[s] = malloc(((size_t)n / 2 + 1) * sizeof(mcio_piece));
+            int64_t *raw = malloc(((size_t)n + 1) * sizeof(int64_t));
+            if (!lists[s] || !raw) {
+                free(raw);
+                st = MCIO_ERR_NOMEM; /* the caller agrees; the others' sends still complete */
+                snprintf(detail, MCIO_DETAIL_LEN, "out of memory receiving the list of rank %d", s);
+                drain_message(fh->comm, s, TAG_LIST);
+                continue; /* keep receiving the others' lists, so their sends complete */
+            }
+            MPI_Recv(raw, n, MPI_INT64_T, s, TAG_LIST, fh->comm, MPI_STATUS_IGNORE);
+            for (int i = 0; i < n / 2; i++)
+                lists[s][i] = (mcio_piece){.off = raw[2 * i], .len = raw[2 * i + 1], .mem = 0};
+            free(raw);
+        }
+        if (st == MCIO_SUCCESS)
+            st = mcio_schedule_aggregator(fd, d, fh->nprocs, nlist,
+                                          (const mcio_piece *const *)lists, &p->recv);
+        if (st == MCIO_ERR_NOMEM && !detail[0])
+            snprintf(detail, MCIO_DETAIL_LEN, "out of memory building the aggregator schedule");
+    }
+    MPI_Waitall(nsend, sreq, MPI_STATUSES_IGNORE);
+    return st;
+}
+
+/* Scratch for one round: runs, datatype arrays, requests. Sized once, so rounds never allocate. */
+static int alloc_round_scratch(struct mcio_plan_s *p)
+{
+    int64_t maxg = 1, per_round = 1;
+    const mcio_groups *gs[2] = {&p->send, &p->recv};
+    for (int w = 0; w < 2; w++)
+        for (int64_t g = 0; g < gs[w]->ngroups; g++) {
+            int64_t n = gs[w]->first[g + 1] - gs[w]->first[g];
+            maxg = n > maxg ? n : maxg;
+        }
+    /* Requests in one round: at most one per group of that round, both sides. */
+    for (int k = 0, gs0 = 0, gr0 = 0; k < p->fd.max_rounds; k++) {
+        int64_t n = 0;
+        while (gs0 < p->send.ngroups && p->send.round[gs0] == k)
+            gs0++, n++;
+        while (gr0 < p->recv.ngroups && p->recv.round[gr0] == k)
+            gr0++, n++;
+        per_round = n > per_round ? n : per_round;
+    }
+    p->runs = malloc(((size_t)p->recv.npieces + 1) * sizeof(mcio_piece));
+    p->blocklens = malloc((size_t)maxg * sizeof(int));
+    p->displs = malloc((size_t)maxg * sizeof(MPI_Aint));
+    p->reqs = malloc((size_t)per_round * sizeof(MPI_Request));
+    p->types = malloc((size_t)per_round * sizeof(MPI_Datatype));
+    if (p->my_domain >= 0) {
+        int d = p->my_domain;
+        int64_t span = p->fd.win_end[d] - p->fd.win_start[d];
+        p->cbuf_len = span < p->fd.window[d] ? span : p->fd.window[d];
+        p->cbuf = malloc((size_t)p->cbuf_len + 1);
+    }
+    return (!p->runs || !p->blocklens || !p->displs || !p->reqs || !p->types ||
+            (p->my_domain >= 0 && !p->cbuf))
+               ? MCIO_ERR_NOMEM
+               : MCIO_SUCCESS;
+}
+
+int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
+                     const int64_t *mem, int reject_overlap, int local_status,
+                     const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN])
+{
+    double t0 = MPI_Wtime();
+    struct mcio_plan_s tmp, *p = &tmp;
+    list_bufs lb = {0};
+    memset(p, 0, sizeof *p);
+    p->fh = fh;
+    p->my_domain = -1;
+    *out = MCIO_PLAN_NULL;
+    int st = local_status;
+    if (st != MCIO_SUCCESS)
+        snprintf(detail, MCIO_DETAIL_LEN, "%s", local_detail);
+    else
+        st = mcio_extents_normalize(count, off, len, mem, reject_overlap, &p->ext, &p->next, detail);
+
+    /* 1. Metadata: the summaries, whose status field agrees on bad arguments. */
+    mcio_summary mine = mcio_extents_summary(p->ext, p->next);
+    int64_t rec[4] = {mine.start, mine.end, mine.bytes, st};
+    MPI_Allgather(rec, 4, MPI_INT64_T, fh->summaries, 4, MPI_INT64_T, fh->comm);
+    int any_failed = 0;
+    for (int r = 0; r < fh->nprocs; r++)
+        any_failed |= fh->summaries[4 * r + 3] != MCIO_SUCCESS;
+    if (any_failed) {
+        st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+        goto fail;
+    }
+    double t1 = MPI_Wtime();
+
+    /* 2. Planning: pure, the same on every rank. */
+    mcio_summary *sum = malloc((size_t)fh->nprocs * sizeof *sum);
+    if (!sum) {
+        st = MCIO_ERR_NOMEM;
+    } else {
+        for (int r = 0; r < fh->nprocs; r++)
+            sum[r] = (mcio_summary){fh->summaries[4 * r], fh->summaries[4 * r + 1],
+                                    fh->summaries[4 * r + 2]};
+        st = mcio_plan_romio(fh->nprocs, sum, fh->machine.node_of_rank, fh->machine.nnodes,
+                             mcio_hints_plan_params(&fh->hints), &p->fd);
+        for (int r = 0; r < fh->nprocs; r++)
+            p->total_bytes += sum[r].bytes;
+        free(sum);
+    }
+    if (st == MCIO_SUCCESS)
+        st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
+    if (st == MCIO_SUCCESS)
+        st = list_bufs_alloc(&lb, p->fd.ndomains, p->send.npieces, fh->nprocs);
+    for (int d = 0; st == MCIO_SUCCESS && d < p->fd.ndomains; d++)
+        if (p->fd.agg_rank[d] == fh->rank)
+            p->my_domain = d;
+    if (st != MCIO_SUCCESS)
+        snprintf(detail, MCIO_DETAIL_LEN, "planning failed: %s", mcio_strerror(st));
+    double t2 = MPI_Wtime();
+    st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS)
+        goto fail;
+
+    /* 3. Offset-length lists, point to point; then the buffers the rounds will need. */
+    st = exchange_lists(fh, p, &lb, detail);
+    list_bufs_free(&lb, fh->nprocs);
+    if (st == MCIO_SUCCESS && alloc_round_scratch(p) != MCIO_SUCCESS) {
+        st = MCIO_ERR_NOMEM;
+        snprintf(detail, MCIO_DETAIL_LEN, "cannot allocate a collective buffer of %" PRId64 " bytes",
+                 p->cbuf_len);
+    }
+    if (st == MCIO_SUCCESS && !(*out = malloc(sizeof tmp))) {
+        st = MCIO_ERR_NOMEM;
+        snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
+    }
+    st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS)
+        goto fail;
+    p->t_metadata = (t1 - t0) + (MPI_Wtime() - t2);
+    p->t_plan = t2 - t1;
+    **out = tmp;
+    return MCIO_SUCCESS;
+fail:
+    list_bufs_free(&lb, fh->nprocs);
+    free(*out);
+    *out = MCIO_PLAN_NULL;
+    plan_clear(p);
+    return st;
+}
+
+/* The datatype that describes a group's pieces relative to base; MPI_BYTE for one piece. */
+static void group_type(struct mcio_plan_s *p, const mcio_groups *g, int64_t gi, char *base,
+                       void **addr, int *count, MPI_Datatype *type)
+{
+    const mcio_piece *pc = &g->pieces[g->first[gi]];
+    int64_t n = g->first[gi + 1] - g->first[gi];
+    if (n == 1) {
+        *addr = PIECE_ADDR(base, pc[0].mem);
+        *count = (int)pc[0].len;
+        *type = MPI_BYTE;
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        p->blocklens[i] = (int)pc[i].len;
+        p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
+    }
+    MPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
+    MPI_Type_commit(type);
+    *addr = MPI_BOTTOM;
+    *count = 1;
+}
+
+/* Does round k of the aggregator have small enough holes to read-modify-write its span? */
+static int use_span(const mcio_piece *runs, int64_t nruns)
+{
+    int64_t covered = 0;
+    for (int64_t i = 0; i < nruns; i++)
+        covered += runs[i].len;
+    int64_t span = runs[nruns - 1].mem + runs[nruns - 1].len - runs[0].mem;
+    return nruns == 1 || span - covered <= covered;
+}
+
+int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_status,
+                    const char *local_detail, char detail[MCIO_DETAIL_LEN])
+{
+    mcio_file fh = p->fh;
+    const mcio_fdplan *fd = &p->fd;
+    double t0 = MPI_Wtime();
+    int64_t t_exch = 0, t_io = 0;
+    int st = local_status, io_st = MCIO_SUCCESS;
+    if (st != MCIO_SUCCESS)
+        snprintf(detail, MCIO_DETAIL_LEN, "%s", local_detail);
+    if (!agreed) {
+        st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+        if (st != MCIO_SUCCESS)
+            return st;
+    }
+    int64_t gs = 0, gr = 0;
+    for (int k = 0; k < fd->max_rounds; k++) {
+        int nreq = 0;
+        int64_t gs1 = gs, gr1 = gr;
+        while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
+            gs1++;
+        while (gr1 < p->recv.ngroups && p->recv.round[gr1] == k)
+            gr1++;
+        int64_t nruns = gr1 > gr ? mcio_schedule_runs(&p->recv, gr, gr1, p->runs) : 0;
+        int span = nruns > 0 && use_span(p->runs, nruns) && (!write || fh->can_read);
+        const mcio_piece *first = &p->runs[0], *last = &p->runs[nruns > 0 ? nruns - 1 : 0];
+        int64_t span_len = nruns > 0 ? last->mem + last->len - first->mem : 0;
+        double t;
+
+        /* Aggregator, before the exchange: reads fill the buffer; writes with holes read the span. */
+        if (nruns > 0 && io_st == MCIO_SUCCESS && (!write || (span && nruns > 1))) {
+            t = MPI_Wtime();
+            if (span)
+                io_st = mcio_io_read_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
+                                          first->off, fh->path, detail);
+            else
+                for (int64_t i = 0; i < nruns && io_st == MCIO_SUCCESS; i++)
+                    io_st = mcio_io_read_full(fh->io, fh->io_state, p->cbuf + p->runs[i].mem,
+                                              p->runs[i].len, p->runs[i].off, fh->path, detail);
+            t_io += ns_since(t);
+        }
+
+        /* The exchange: the aggregator's side, then this rank's own pieces. */
+        t = MPI_Wtime();
+        for (int64_t g = gr; g < gr1; g++) {
+            if (p->recv.peer[g] == fh->rank)
+                continue; /* copied below, from the sender's side */
+            void *addr;
+            int n;
+            group_type(p, &p->recv, g, p->cbuf, &addr, &n, &p->types[nreq]);
+            if (write)
+                MPI_Irecv(addr, n, p->types[nreq], p->recv.peer[g], TAG_DATA, fh->comm, &p->reqs[nreq]);
+            else
+                MPI_Isend(addr, n, p->types[nreq], p->recv.peer[g], TAG_DATA, fh->comm, &p->reqs[nreq]);
+            nreq++;
+        }
+        for (int64_t g = gs; g < gs1; g++) {
+            int dom = p->send.peer[g], agg = fd->agg_rank[dom];
+            if (agg == fh->rank) {
+                int64_t w0 = fd->win_start[dom] + (int64_t)k * fd->window[dom];
+                for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
+                    const mcio_piece *pc = &p->send.pieces[i];
+                    if (write)
+                        memcpy(p->cbuf + (pc->off - w0), PIECE_ADDR(base, pc->mem), (size_t)pc->len);
+                    else
+                        memcpy(PIECE_ADDR(base, pc->mem), p->cbuf + (pc->off - w0), (size_t)pc->len);
+                }
+                continue;
+            }
+            void *addr;
+            int n;
+            group_type(p, &p->send, g, base, &addr, &n, &p->types[nreq]);
+            if (write)
+                MPI_Isend(addr, n, p->types[nreq], agg, TAG_DATA, fh->comm, &p->reqs[nreq]);
+            else
+                MPI_Irecv(addr, n, p->types[nreq], agg, TAG_DATA, fh->comm, &p->reqs[nreq]);
+            nreq++;
+        }
+        MPI_Waitall(nreq, p->reqs, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < nreq; i++)
+            if (p->types[i] != MPI_BYTE)
+                MPI_Type_free(&p->types[i]);
+        t_exch += ns_since(t);
+
+        /* Aggregator, after the exchange: write what was asked for, never a byte more. */
+        if (write && nruns > 0 && io_st == MCIO_SUCCESS) {
+            t = MPI_Wtime();
+            if (span)
+                io_st = mcio_io_write_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
+                                           first->off, fh->path, detail);
+            else
+                for (int64_t i = 0; i < nruns && io_st == MCIO_SUCCESS; i++)
+                    io_st = mcio_io_write_full(fh->io, fh->io_state, p->cbuf + p->runs[i].mem,
+                                               p->runs[i].len, p->runs[i].off, fh->path, detail);
+            t_io += ns_since(t);
+        }
+        gs = gs1;
+        gr = gr1;
+    }
+    /* 5. Agreement, with the slowest rank's times. */
+    int64_t times[5] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t_exch, t_io,
+                        ns_since(t0)};
+    st = mcio_engine_agree(fh->comm, io_st, detail, times, 5);
+    mcio_stats_record(fh, p, write, times);
+    return st;
+}

@@ -1,0 +1,90 @@
+#include "mcio_io.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mcio_errors.h"
+
+#define MCIO_IO_MAX_BACKENDS 16
+
+static const mcio_io_backend *registry[MCIO_IO_MAX_BACKENDS] = {&mcio_io_mpiio, &mcio_io_posix,
+                                                               &mcio_io_null};
+
+const mcio_io_backend *mcio_io_find(const char *name)
+{
+    for (int i = 0; i < MCIO_IO_MAX_BACKENDS && registry[i]; i++)
+        if (strcmp(registry[i]->name, name) == 0)
+            return registry[i];
+    return NULL;
+}
+
+int mcio_io_register(const mcio_io_backend *backend)
+{
+    if (mcio_io_find(backend->name))
+        return MCIO_ERR_ARG;
+    for (int i = 0; i < MCIO_IO_MAX_BACKENDS; i++)
+        if (!registry[i]) {
+            registry[i] = backend;
+            return MCIO_SUCCESS;
+        }
+    return MCIO_ERR_ARG;
+}
+
+int mcio_io_status_of_errno(int err)
+{
+    switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+        return MCIO_ERR_NOSPACE;
+    case EFBIG:
+        return MCIO_ERR_FBIG;
+    default:
+        return MCIO_ERR_IO;
+    }
+}
+
+int mcio_io_write_full(const mcio_io_backend *b, void *state, const void *buf, int64_t len,
+                       int64_t off, const char *path, char detail[MCIO_DETAIL_LEN])
+{
+    const char *p = buf;
+    int64_t done = 0;
+    while (done < len) {
+        int64_t n = b->pwrite(state, p + done, len - done, off + done);
+        if (n == -EINTR)
+            continue;
+        if (n <= 0) {
+            int err = n < 0 ? (int)-n : EIO;
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "write of %" PRId64 " bytes at offset %" PRId64 " to %s: %s", len - done,
+                     off + done, path, n < 0 ? strerror(err) : "short write (0 bytes written)");
+            return mcio_io_status_of_errno(err);
+        }
+        done += n;
+    }
+    return MCIO_SUCCESS;
+}
+
+int mcio_io_read_full(const mcio_io_backend *b, void *state, void *buf, int64_t len, int64_t off,
+                      const char *path, char detail[MCIO_DETAIL_LEN])
+{
+    char *p = buf;
+    int64_t done = 0;
+    while (done < len) {
+        int64_t n = b->pread(state, p + done, len - done, off + done);
+        if (n == -EINTR)
+            continue;
+        if (n < 0) {
+            snprintf(detail, MCIO_DETAIL_LEN, "read of %" PRId64 " bytes at offset %" PRId64
+                     " from %s: %s", len - done, off + done, path, strerror((int)-n));
+            return mcio_io_status_of_errno((int)-n);
+        }
+        if (n == 0) { /* end of file: what lies beyond reads as zeros, as MPI-IO reads holes */
+            memset(p + done, 0, (size_t)(len - done));
+            break;
+        }
+        done += n;
+    }
+    return MCIO_SUCCESS;
+}

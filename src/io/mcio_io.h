@@ -1,0 +1,55 @@
+/*
+ * File-access backends: one table of functions per way of touching the file, chosen by the
+ * mcio_io_backend hint. Only aggregators call pwrite/pread; open, close and sync are collective
+ * over the file's communicator. The raw calls may be partial and return -errno; the loops that
+ * retry EINTR, finish short transfers and turn errno into an mcio status live in mcio_io.c, once,
+ * for every backend.
+ */
+#ifndef MCIO_IO_H
+#define MCIO_IO_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "mcio_plan.h" /* MCIO_DETAIL_LEN */
+
+typedef struct mcio_io_backend {
+    const char *name;
+    /* Collective. Opens path on every rank of comm; *can_read is 0 when the mode forbids reads. */
+    int (*open)(MPI_Comm comm, const char *path, int amode, MPI_Info info, void **state,
+                int *can_read, char detail[MCIO_DETAIL_LEN]);
+    /* Collective. Frees state whatever happens. */
+    int (*close)(void *state, char detail[MCIO_DETAIL_LEN]);
+    /* Independent. Bytes written (may be fewer than len), or -errno. */
+    int64_t (*pwrite)(void *state, const void *buf, int64_t len, int64_t off);
+    /* Independent. Bytes read (0 at end of file), or -errno. */
+    int64_t (*pread)(void *state, void *buf, int64_t len, int64_t off);
+    /* Collective. 0 or -errno. */
+    int (*sync)(void *state);
+} mcio_io_backend;
+
+/* The backend registered under name, or NULL. */
+const mcio_io_backend *mcio_io_find(const char *name);
+
+/*
+ * Register an extra backend (tests use this for fault injection). Not thread-safe; call before
+ * opening files. Returns 0, or MCIO_ERR_ARG when the table is full or the name is taken.
+ */
+int mcio_io_register(const mcio_io_backend *backend);
+
+/* Write all len bytes at off: retries EINTR and short writes; errors become an mcio status. */
+int mcio_io_write_full(const mcio_io_backend *b, void *state, const void *buf, int64_t len,
+                       int64_t off, const char *path, char detail[MCIO_DETAIL_LEN]);
+
+/* Read len bytes at off; bytes past the end of the file read as zeros. */
+int mcio_io_read_full(const mcio_io_backend *b, void *state, void *buf, int64_t len, int64_t off,
+                      const char *path, char detail[MCIO_DETAIL_LEN]);
+
+/* The mcio status for an errno value of a failed file operation. */
+int mcio_io_status_of_errno(int err);
+
+extern const mcio_io_backend mcio_io_mpiio;
+extern const mcio_io_backend mcio_io_posix;
+extern const mcio_io_backend mcio_io_null;
+
+#endif

@@ -1,0 +1,136 @@
+#include "mcio_machine.h"
+
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcio_errors.h"
+
+/* A positive integer from the environment; 0 when unset; -1 when malformed. */
+static int env_count(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    long x = strtol(v, &end, 10);
+    return (*end || x < 1 || x > 1 << 30) ? -1 : (int)x;
+}
+
+/* The socket (hwloc package) this process last ran on, and how many the host has. */
+static void detect_socket(int *socket, int *nsockets)
+{
+    hwloc_topology_t topo;
+    *socket = 0;
+    *nsockets = 1;
+    if (hwloc_topology_init(&topo))
+        return;
+    /* Packages and cores are all we need: skip caches, I/O devices and the rest. */
+    hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_PACKAGE, HWLOC_TYPE_FILTER_KEEP_ALL);
+    if (hwloc_topology_load(topo) == 0) {
+        int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        if (n > 0)
+            *nsockets = n;
+        if (set && hwloc_get_last_cpu_location(topo, set, HWLOC_CPUBIND_THREAD) == 0) {
+            hwloc_obj_t pkg =
+                hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, NULL);
+            if (pkg)
+                *socket = (int)pkg->logical_index;
+        }
+        hwloc_bitmap_free(set);
+    }
+    hwloc_topology_destroy(topo);
+}
+
+int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
+{
+    int rank, nprocs, status = MCIO_SUCCESS;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nprocs);
+    memset(m, 0, sizeof *m);
+    m->nprocs = nprocs;
+
+    /* Per rank: [node key, socket, sockets per node, status]. */
+    int mine[4] = {0, 0, 1, MCIO_SUCCESS};
+    int per_node = env_count("MCIO_VIRTUAL_RANKS_PER_NODE");
+    int sockets = env_count("MCIO_VIRTUAL_SOCKETS_PER_NODE");
+    if (per_node < 0 || sockets < 0) {
+        mine[3] = MCIO_ERR_ARG;
+    } else if (per_node > 0) {
+        int local = rank % per_node;
+        if (sockets == 0)
+            sockets = 1;
+        mine[0] = rank / per_node;
+        mine[2] = sockets;
+        /* Accumulated: the node's ranks fill socket 0 first, then socket 1, ... */
+        int local_size = nprocs - (rank / per_node) * per_node;
+        local_size = local_size < per_node ? local_size : per_node;
+        mine[1] = (int)((long)local * sockets / local_size);
+    } else {
+        MPI_Comm node;
+        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+        int leader = rank; /* the node's lowest rank in comm names it */
+        MPI_Bcast(&leader, 1, MPI_INT, 0, node);
+        MPI_Comm_free(&node);
+        mine[0] = leader;
+        detect_socket(&mine[1], &mine[2]);
+    }
+    int *all = malloc((size_t)nprocs * 4 * sizeof(int));
+    m->node_of_rank = malloc((size_t)nprocs * sizeof(int));
+    m->socket_of_rank = malloc((size_t)nprocs * sizeof(int));
+    int *index = calloc((size_t)nprocs, sizeof(int));
+    if (!all || !m->node_of_rank || !m->socket_of_rank || !index)
+        mine[3] = MCIO_ERR_NOMEM;
+    /* The allgather also agrees on errors: a rank that failed to allocate sends its status. */
+    int fallback[4];
+    MPI_Allgather(mine, 4, MPI_INT, all ? all : fallback, 4, MPI_INT, comm);
+    if (!all) {
+        status = MCIO_ERR_NOMEM;
+        goto done; /* the other ranks learn it from what we sent */
+    }
+    for (int r = 0; r < nprocs; r++)
+        if (all[4 * r + 3] != MCIO_SUCCESS && status == MCIO_SUCCESS)
+            status = all[4 * r + 3];
+    if (status != MCIO_SUCCESS) {
+        if (status == MCIO_ERR_ARG)
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "MCIO_VIRTUAL_RANKS_PER_NODE='%s', MCIO_VIRTUAL_SOCKETS_PER_NODE='%s': each "
+                     "must be a positive integer",
+                     getenv("MCIO_VIRTUAL_RANKS_PER_NODE") ? getenv("MCIO_VIRTUAL_RANKS_PER_NODE") : "",
+                     getenv("MCIO_VIRTUAL_SOCKETS_PER_NODE") ? getenv("MCIO_VIRTUAL_SOCKETS_PER_NODE") : "");
+        else
+            snprintf(detail, MCIO_DETAIL_LEN, "out of memory describing the machine");
+        goto done;
+    }
+    /* Node keys become indices 0..nnodes-1 in order of their lowest rank. */
+    for (int r = 0; r < nprocs; r++)
+        index[r] = -1;
+    m->sockets_per_node = 1;
+    for (int r = 0; r < nprocs; r++) {
+        int key = all[4 * r];
+        /* Keys are ranks (detected) or node numbers (virtual); both are < nprocs. */
+        if (index[key] < 0)
+            index[key] = m->nnodes++;
+        m->node_of_rank[r] = index[key];
+        m->socket_of_rank[r] = all[4 * r + 1];
+        if (all[4 * r + 2] > m->sockets_per_node)
+            m->sockets_per_node = all[4 * r + 2];
+    }
+    m->is_virtual = per_node > 0;
+done:
+    free(all);
+    free(index);
+    if (status != MCIO_SUCCESS)
+        mcio_machine_free(m);
+    return status;
+}
+
+void mcio_machine_free(mcio_machine *m)
+{
+    free(m->node_of_rank);
+    free(m->socket_of_rank);
+    memset(m, 0, sizeof *m);
+}

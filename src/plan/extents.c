@@ -1,0 +1,107 @@
+/*
+ * Normalizing one rank's extent list: validate, sort by file offset, merge what is adjacent in
+ * both file and memory. Pure (see mcio_plan.h for the glossary).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mcio_plan.h"
+
+static int cmp_extent(const void *a, const void *b)
+{
+    const mcio_extent *x = a, *y = b;
+    if (x->off != y->off)
+        return x->off < y->off ? -1 : 1;
+    /* Equal offsets: keep list order (mem increases in packed lists) for a stable result. */
+    return (x->mem > y->mem) - (x->mem < y->mem);
+}
+
+int mcio_extents_normalize(int64_t count, const int64_t *off, const int64_t *len, const int64_t *mem,
+                           int reject_overlap, mcio_extent **out, int64_t *nout,
+                           char detail[MCIO_DETAIL_LEN])
+{
+    mcio_extent *e = NULL;
+    int64_t n = 0;
+    *out = NULL;
+    *nout = 0;
+    if (count < 0) {
+        snprintf(detail, MCIO_DETAIL_LEN, "extent count %" PRId64 " is negative", count);
+        return MCIO_ERR_ARG;
+    }
+    if (count > 0 && (!off || !len)) {
+        snprintf(detail, MCIO_DETAIL_LEN, "%" PRId64 " extents but a NULL %s array", count,
+                 off ? "lengths" : "offsets");
+        return MCIO_ERR_ARG;
+    }
+    for (int64_t i = 0; i < count; i++) {
+        if (len[i] < 0) {
+            snprintf(detail, MCIO_DETAIL_LEN, "extent %" PRId64 " has negative length %" PRId64, i,
+                     len[i]);
+            return MCIO_ERR_ARG;
+        }
+        if (off[i] < 0) {
+            snprintf(detail, MCIO_DETAIL_LEN, "extent %" PRId64 " has negative offset %" PRId64, i,
+                     off[i]);
+            return MCIO_ERR_ARG;
+        }
+        if (off[i] > INT64_MAX - len[i]) {
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "extent %" PRId64 " (offset %" PRId64 ", length %" PRId64 ") ends past 2^63",
+                     i, off[i], len[i]);
+            return MCIO_ERR_ARG;
+        }
+        if (len[i] > 0)
+            n++;
+    }
+    if (n == 0)
+        return MCIO_SUCCESS;
+    e = malloc((size_t)n * sizeof *e);
+    if (!e) {
+        snprintf(detail, MCIO_DETAIL_LEN, "cannot allocate %" PRId64 " extents", n);
+        return MCIO_ERR_NOMEM;
+    }
+    n = 0;
+    for (int64_t i = 0; i < count; i++)
+        if (len[i] > 0)
+            e[n++] = (mcio_extent){.off = off[i], .len = len[i], .mem = mem[i]};
+    /* Already sorted is the common case (checkpoints); qsort only when needed. */
+    for (int64_t i = 1; i < n; i++)
+        if (cmp_extent(&e[i - 1], &e[i]) > 0) {
+            qsort(e, (size_t)n, sizeof *e, cmp_extent);
+            break;
+        }
+    int64_t m = 0;
+    for (int64_t i = 1; i < n; i++) {
+        mcio_extent *last = &e[m];
+        if (reject_overlap && e[i].off < last->off + last->len) {
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "extents overlap: [%" PRId64 ", %" PRId64 ") and [%" PRId64 ", %" PRId64
+                     ") are both written by this rank",
+                     last->off, last->off + last->len, e[i].off, e[i].off + e[i].len);
+            free(e);
+            return MCIO_ERR_ARG;
+        }
+        if (e[i].off == last->off + last->len && e[i].mem == last->mem + last->len)
+            last->len += e[i].len;
+        else
+            e[++m] = e[i];
+    }
+    *out = e;
+    *nout = m + 1;
+    return MCIO_SUCCESS;
+}
+
+mcio_summary mcio_extents_summary(const mcio_extent *ext, int64_t n)
+{
+    mcio_summary s = {0, 0, 0};
+    if (n == 0)
+        return s;
+    s.start = ext[0].off; /* sorted */
+    for (int64_t i = 0; i < n; i++) {
+        if (ext[i].off + ext[i].len > s.end)
+            s.end = ext[i].off + ext[i].len;
+        s.bytes += ext[i].len;
+    }
+    return s;
+}

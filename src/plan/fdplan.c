@@ -1,0 +1,103 @@
+/*
+ * What every planning strategy shares once it has placed its file domains and aggregators:
+ * the data region of each domain, its rounds and its collective buffer. Pure.
+ * Glossary in mcio_plan.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcio_plan.h"
+
+int mcio_fdplan_alloc(mcio_fdplan *plan, int n)
+{
+    memset(plan, 0, sizeof *plan);
+    size_t m = n > 0 ? (size_t)n : 1;
+    plan->ndomains = n;
+    plan->agg_rank = calloc(m, sizeof(int));
+    plan->rounds = calloc(m, sizeof(int));
+    plan->fd_start = calloc(m, sizeof(int64_t));
+    plan->fd_end = calloc(m, sizeof(int64_t));
+    plan->win_start = calloc(m, sizeof(int64_t));
+    plan->win_end = calloc(m, sizeof(int64_t));
+    plan->window = calloc(m, sizeof(int64_t));
+    if (!plan->agg_rank || !plan->rounds || !plan->fd_start || !plan->fd_end || !plan->win_start ||
+        !plan->win_end || !plan->window) {
+        mcio_fdplan_free(plan);
+        return MCIO_ERR_NOMEM;
+    }
+    return MCIO_SUCCESS;
+}
+
+void mcio_fdplan_free(mcio_fdplan *plan)
+{
+    free(plan->agg_rank);
+    free(plan->rounds);
+    free(plan->fd_start);
+    free(plan->fd_end);
+    free(plan->win_start);
+    free(plan->win_end);
+    free(plan->window);
+    memset(plan, 0, sizeof *plan);
+}
+
+void mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
+                             mcio_plan_params params)
+{
+    plan->max_rounds = 0;
+    plan->max_buffer = 0;
+    for (int d = 0; d < plan->ndomains; d++) {
+        int64_t fs = plan->fd_start[d], fe = plan->fd_end[d];
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (int r = 0; r < nprocs; r++) {
+            if (sum[r].bytes == 0 || sum[r].end <= fs || sum[r].start >= fe)
+                continue;
+            if (sum[r].start < lo)
+                lo = sum[r].start;
+            if (sum[r].end > hi)
+                hi = sum[r].end;
+        }
+        int64_t w = plan->window[d] > 0 ? plan->window[d] : params.buffer_size;
+        if (params.stripe > 0 && w >= params.stripe)
+            w -= w % params.stripe; /* rounds write whole stripes */
+        if (w < 1)
+            w = 1;
+        plan->window[d] = w;
+        if (lo == INT64_MAX || fs >= fe) { /* nobody touches this domain */
+            plan->win_start[d] = plan->win_end[d] = fs;
+            plan->rounds[d] = 0;
+            continue;
+        }
+        lo = lo > fs ? lo : fs;
+        hi = hi < fe ? hi : fe;
+        if (params.stripe > 0) { /* start rounds on a stripe boundary, inside the domain */
+            int64_t a = lo - lo % params.stripe;
+            lo = a > fs ? a : fs;
+        }
+        plan->win_start[d] = lo;
+        plan->win_end[d] = hi;
+        int64_t span = hi - lo;
+        int64_t rounds = (span + w - 1) / w;
+        plan->rounds[d] = (int)rounds;
+        if (plan->rounds[d] > plan->max_rounds)
+            plan->max_rounds = plan->rounds[d];
+        int64_t buf = span < w ? span : w;
+        if (buf > plan->max_buffer)
+            plan->max_buffer = buf;
+    }
+}
+
+int mcio_fdplan_find(const mcio_fdplan *plan, int64_t off)
+{
+    int lo = 0, hi = plan->ndomains - 1, found = -1;
+    while (lo <= hi) { /* last domain starting at or before off */
+        int mid = lo + (hi - lo) / 2;
+        if (plan->fd_start[mid] <= off) {
+            found = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    /* Domains are sorted and disjoint: only the last one starting at or before off can hold it. */
+    return found >= 0 && off < plan->fd_end[found] ? found : -1;
+}

@@ -1,0 +1,165 @@
+/*
+ * The exchange schedule: which bytes each rank sends to (or receives from) which aggregator in
+ * which round, and where they land in the collective buffer. Pure: the engine feeds it the
+ * plan and the offset-length lists it exchanged, and turns its output into MPI messages.
+ * Glossary in mcio_plan.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcio_plan.h"
+
+typedef struct keyed_piece {
+    int round, peer;
+    mcio_piece p;
+} keyed_piece;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const keyed_piece *x = a, *y = b;
+    if (x->round != y->round)
+        return x->round < y->round ? -1 : 1;
+    if (x->peer != y->peer)
+        return x->peer < y->peer ? -1 : 1;
+    return (x->p.off > y->p.off) - (x->p.off < y->p.off);
+}
+
+/* Sort keyed pieces by (round, peer, offset) and pack them into groups. Takes kp. */
+static int build_groups(keyed_piece *kp, int64_t n, mcio_groups *out)
+{
+    memset(out, 0, sizeof *out);
+    int sorted = 1;
+    for (int64_t i = 1; i < n && sorted; i++)
+        sorted = cmp_keyed(&kp[i - 1], &kp[i]) <= 0;
+    if (!sorted)
+        qsort(kp, (size_t)n, sizeof *kp, cmp_keyed);
+    int64_t ng = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (i == 0 || kp[i].round != kp[i - 1].round || kp[i].peer != kp[i - 1].peer)
+            ng++;
+    size_t m = ng > 0 ? (size_t)ng : 1;
+    out->round = malloc(m * sizeof(int));
+    out->peer = malloc(m * sizeof(int));
+    out->first = malloc((m + 1) * sizeof(int64_t));
+    out->bytes = calloc(m, sizeof(int64_t));
+    out->pieces = malloc((n > 0 ? (size_t)n : 1) * sizeof(mcio_piece));
+    if (!out->round || !out->peer || !out->first || !out->bytes || !out->pieces) {
+        free(kp);
+        mcio_groups_free(out);
+        return MCIO_ERR_NOMEM;
+    }
+    int64_t g = -1;
+    for (int64_t i = 0; i < n; i++) {
+        if (i == 0 || kp[i].round != kp[i - 1].round || kp[i].peer != kp[i - 1].peer) {
+            g++;
+            out->round[g] = kp[i].round;
+            out->peer[g] = kp[i].peer;
+            out->first[g] = i;
+        }
+        out->pieces[i] = kp[i].p;
+        out->bytes[g] += kp[i].p.len;
+    }
+    out->first[ng] = n;
+    out->ngroups = ng;
+    out->npieces = n;
+    free(kp);
+    return MCIO_SUCCESS;
+}
+
+int mcio_schedule_rank(const mcio_fdplan *plan, const mcio_extent *ext, int64_t n, mcio_groups *out)
+{
+    /* First pass counts pieces, second fills them. */
+    int64_t np = 0;
+    keyed_piece *kp = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t k = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t pos = ext[i].off, end = ext[i].off + ext[i].len;
+            int d = mcio_fdplan_find(plan, pos);
+            while (pos < end) {
+                while (d >= 0 && d < plan->ndomains && plan->fd_end[d] <= pos)
+                    d++;
+                if (d < 0 || d >= plan->ndomains || plan->win_start[d] > pos) {
+                    free(kp);
+                    return MCIO_ERR_INTERNAL; /* the plan does not cover this byte */
+                }
+                int r = mcio_fdplan_round(plan, d, pos);
+                int64_t stop = plan->win_start[d] + (int64_t)(r + 1) * plan->window[d];
+                stop = stop < plan->win_end[d] ? stop : plan->win_end[d];
+                stop = stop < end ? stop : end;
+                if (pass == 1)
+                    kp[k] = (keyed_piece){
+                        .round = r,
+                        .peer = d,
+                        .p = {.off = pos, .len = stop - pos, .mem = ext[i].mem + (pos - ext[i].off)}};
+                k++;
+                pos = stop;
+            }
+        }
+        if (pass == 0) {
+            np = k;
+            kp = malloc((np > 0 ? (size_t)np : 1) * sizeof *kp);
+            if (!kp)
+                return MCIO_ERR_NOMEM;
+        }
+    }
+    return build_groups(kp, np, out);
+}
+
+int mcio_schedule_aggregator(const mcio_fdplan *plan, int d, int nprocs, const int64_t *nlist,
+                             const mcio_piece *const *lists, mcio_groups *out)
+{
+    int64_t n = 0;
+    for (int s = 0; s < nprocs; s++)
+        n += nlist[s];
+    keyed_piece *kp = malloc((n > 0 ? (size_t)n : 1) * sizeof *kp);
+    if (!kp)
+        return MCIO_ERR_NOMEM;
+    int64_t k = 0;
+    for (int s = 0; s < nprocs; s++)
+        for (int64_t i = 0; i < nlist[s]; i++) {
+            mcio_piece p = lists[s][i];
+            int r = mcio_fdplan_round(plan, d, p.off);
+            p.mem = p.off - (plan->win_start[d] + (int64_t)r * plan->window[d]);
+            kp[k++] = (keyed_piece){.round = r, .peer = s, .p = p};
+        }
+    return build_groups(kp, n, out);
+}
+
+void mcio_groups_free(mcio_groups *g)
+{
+    free(g->round);
+    free(g->peer);
+    free(g->first);
+    free(g->bytes);
+    free(g->pieces);
+    memset(g, 0, sizeof *g);
+}
+
+static int cmp_mem(const void *a, const void *b)
+{
+    const mcio_piece *x = a, *y = b;
+    return (x->mem > y->mem) - (x->mem < y->mem);
+}
+
+int64_t mcio_schedule_runs(const mcio_groups *g, int64_t g0, int64_t g1, mcio_piece *runs)
+{
+    int64_t n = 0;
+    for (int64_t i = g->first[g0]; i < g->first[g1]; i++)
+        runs[n++] = g->pieces[i];
+    if (n == 0)
+        return 0;
+    qsort(runs, (size_t)n, sizeof *runs, cmp_mem);
+    int64_t m = 0;
+    for (int64_t i = 1; i < n; i++) {
+        int64_t end = runs[m].mem + runs[m].len;
+        if (runs[i].mem <= end) { /* overlapping or adjacent */
+            int64_t e2 = runs[i].mem + runs[i].len;
+            if (e2 > end)
+                runs[m].len = e2 - runs[m].mem;
+        } else {
+            runs[++m] = runs[i];
+        }
+    }
+    return m + 1;
+}
