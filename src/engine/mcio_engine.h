@@ -77,6 +77,23 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
 int mcio_engine_run(mcio_plan plan, int write, char *base, int agreed, int local_status,
                     const char *local_detail, char detail[MCIO_DETAIL_LEN]);
 
+/*
+ * An executor moves a plan's data: the classic rounds here; pipelines plug in beside it.
+ * run() returns the status of this rank's file access (the caller agrees on it) and adds the
+ * nanoseconds spent exchanging data and accessing the file. It must not return before every
+ * message it posted has completed, whatever failed, so that no rank is left waiting.
+ */
+typedef struct mcio_executor {
+    const char *name;
+    int (*run)(mcio_plan plan, int write, char *base, int64_t *t_exchange_ns, int64_t *t_io_ns,
+               char detail[MCIO_DETAIL_LEN]);
+} mcio_executor;
+
+extern const mcio_executor mcio_exec_rounds;
+
+/* Message tags on the file's private communicator. */
+enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };
+
 /* Free a plan's memory (not collective). */
 void mcio_engine_plan_free(mcio_plan plan);
 

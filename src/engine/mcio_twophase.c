@@ -8,10 +8,8 @@
  *      and rounds, identically on every rank.
  *   3. list exchange: each rank sends its offset-length pieces only to the aggregators whose
  *      domain its summary overlaps (no all-to-all), and each aggregator builds its schedule.
- *   4. rounds: in round k each aggregator receives (write) or sends (read) the bytes of the
- *      k-th window of its domain, straight between user memory and its collective buffer
- *      through derived datatypes (no packing), and writes or reads only the runs someone asked
- *      for (or the whole span, read-modify-write, when holes are small and the file readable).
+ *   4. data: an executor moves the bytes between user memory and the aggregators' collective
+ *      buffers and the file (mcio_rounds.c: the classic rounds).
  *   5. agreement: an allreduce gives every rank the same status and the slowest rank's times.
  *
  * Glossary (mcio_plan.h): file domain, aggregator, collective buffer, round, piece, run.
@@ -22,10 +20,7 @@
 
 #include "mcio_engine.h"
 
-enum { TAG_LIST = 1, TAG_DATA = 2 };
 
-/* Memory of a piece: base + displacement, where base may be NULL (absolute displacements). */
-#define PIECE_ADDR(base, mem) ((char *)((uintptr_t)(base) + (uintptr_t)(mem)))
 
 static int64_t ns_since(double t0)
 {
@@ -145,7 +140,7 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
     for (int d = 0; d < nd; d++)
         if (in_domain(fd, d, mine))
             MPI_Isend(&flat[2 * start[d]], (int)(2 * count[d]), MPI_INT64_T, fd->agg_rank[d],
-                      TAG_LIST, fh->comm, &sreq[nsend++]);
+                      MCIO_TAG_LIST, fh->comm, &sreq[nsend++]);
     if (p->my_domain >= 0) {
         int d = p->my_domain;
         for (int s = 0; s < fh->nprocs; s++) {
@@ -154,10 +149,10 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
             MPI_Status status;
             int n = 0;
             if (st != MCIO_SUCCESS) {
-                drain_message(fh->comm, s, TAG_LIST);
+                drain_message(fh->comm, s, MCIO_TAG_LIST);
                 continue;
             }
-            MPI_Probe(s, TAG_LIST, fh->comm, &status);
+            MPI_Probe(s, MCIO_TAG_LIST, fh->comm, &status);
             MPI_Get_count(&status, MPI_INT64_T, &n);
             nlist[s] = n / 2;
             lists[s] = malloc(((size_t)n / 2 + 1) * sizeof(mcio_piece));
@@ -166,10 +161,10 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
                 free(raw);
                 st = MCIO_ERR_NOMEM; /* the caller agrees; the others' sends still complete */
                 snprintf(detail, MCIO_DETAIL_LEN, "out of memory receiving the list of rank %d", s);
-                drain_message(fh->comm, s, TAG_LIST);
+                drain_message(fh->comm, s, MCIO_TAG_LIST);
                 continue; /* keep receiving the others' lists, so their sends complete */
             }
-            MPI_Recv(raw, n, MPI_INT64_T, s, TAG_LIST, fh->comm, MPI_STATUS_IGNORE);
+            MPI_Recv(raw, n, MPI_INT64_T, s, MCIO_TAG_LIST, fh->comm, MPI_STATUS_IGNORE);
             for (int i = 0; i < n / 2; i++)
                 lists[s][i] = (mcio_piece){.off = raw[2 * i], .len = raw[2 * i + 1], .mem = 0};
             free(raw);
@@ -258,8 +253,13 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         for (int r = 0; r < fh->nprocs; r++)
             sum[r] = (mcio_summary){fh->summaries[4 * r], fh->summaries[4 * r + 1],
                                     fh->summaries[4 * r + 2]};
-        st = mcio_plan_romio(fh->nprocs, sum, fh->machine.node_of_rank, fh->machine.nnodes,
-                             mcio_hints_plan_params(&fh->hints), &p->fd);
+        mcio_topology topo = {.nprocs = fh->nprocs,
+                              .nnodes = fh->machine.nnodes,
+                              .node_of_rank = fh->machine.node_of_rank,
+                              .socket_of_rank = fh->machine.socket_of_rank,
+                              .sockets_per_node = fh->machine.sockets_per_node};
+        st = mcio_planner_find(fh->hints.strategy)->plan(&topo, sum, mcio_hints_plan_params(&fh->hints),
+                                                         &p->fd);
         for (int r = 0; r < fh->nprocs; r++)
             p->total_bytes += sum[r].bytes;
         free(sum);
@@ -305,46 +305,12 @@ fail:
     return st;
 }
 
-/* The datatype that describes a group's pieces relative to base; MPI_BYTE for one piece. */
-static void group_type(struct mcio_plan_s *p, const mcio_groups *g, int64_t gi, char *base,
-                       void **addr, int *count, MPI_Datatype *type)
-{
-    const mcio_piece *pc = &g->pieces[g->first[gi]];
-    int64_t n = g->first[gi + 1] - g->first[gi];
-    if (n == 1) {
-        *addr = PIECE_ADDR(base, pc[0].mem);
-        *count = (int)pc[0].len;
-        *type = MPI_BYTE;
-        return;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        p->blocklens[i] = (int)pc[i].len;
-        p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
-    }
-    MPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
-    MPI_Type_commit(type);
-    *addr = MPI_BOTTOM;
-    *count = 1;
-}
-
-/* Does round k of the aggregator have small enough holes to read-modify-write its span? */
-static int use_span(const mcio_piece *runs, int64_t nruns)
-{
-    int64_t covered = 0;
-    for (int64_t i = 0; i < nruns; i++)
-        covered += runs[i].len;
-    int64_t span = runs[nruns - 1].mem + runs[nruns - 1].len - runs[0].mem;
-    return nruns == 1 || span - covered <= covered;
-}
-
 int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_status,
                     const char *local_detail, char detail[MCIO_DETAIL_LEN])
 {
     mcio_file fh = p->fh;
-    const mcio_fdplan *fd = &p->fd;
     double t0 = MPI_Wtime();
-    int64_t t_exch = 0, t_io = 0;
-    int st = local_status, io_st = MCIO_SUCCESS;
+    int st = local_status;
     if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "%s", local_detail);
     if (!agreed) {
@@ -352,90 +318,8 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
         if (st != MCIO_SUCCESS)
             return st;
     }
-    int64_t gs = 0, gr = 0;
-    for (int k = 0; k < fd->max_rounds; k++) {
-        int nreq = 0;
-        int64_t gs1 = gs, gr1 = gr;
-        while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
-            gs1++;
-        while (gr1 < p->recv.ngroups && p->recv.round[gr1] == k)
-            gr1++;
-        int64_t nruns = gr1 > gr ? mcio_schedule_runs(&p->recv, gr, gr1, p->runs) : 0;
-        int span = nruns > 0 && use_span(p->runs, nruns) && (!write || fh->can_read);
-        const mcio_piece *first = &p->runs[0], *last = &p->runs[nruns > 0 ? nruns - 1 : 0];
-        int64_t span_len = nruns > 0 ? last->mem + last->len - first->mem : 0;
-        double t;
-
-        /* Aggregator, before the exchange: reads fill the buffer; writes with holes read the span. */
-        if (nruns > 0 && io_st == MCIO_SUCCESS && (!write || (span && nruns > 1))) {
-            t = MPI_Wtime();
-            if (span)
-                io_st = mcio_io_read_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
-                                          first->off, fh->path, detail);
-            else
-                for (int64_t i = 0; i < nruns && io_st == MCIO_SUCCESS; i++)
-                    io_st = mcio_io_read_full(fh->io, fh->io_state, p->cbuf + p->runs[i].mem,
-                                              p->runs[i].len, p->runs[i].off, fh->path, detail);
-            t_io += ns_since(t);
-        }
-
-        /* The exchange: the aggregator's side, then this rank's own pieces. */
-        t = MPI_Wtime();
-        for (int64_t g = gr; g < gr1; g++) {
-            if (p->recv.peer[g] == fh->rank)
-                continue; /* copied below, from the sender's side */
-            void *addr;
-            int n;
-            group_type(p, &p->recv, g, p->cbuf, &addr, &n, &p->types[nreq]);
-            if (write)
-                MPI_Irecv(addr, n, p->types[nreq], p->recv.peer[g], TAG_DATA, fh->comm, &p->reqs[nreq]);
-            else
-                MPI_Isend(addr, n, p->types[nreq], p->recv.peer[g], TAG_DATA, fh->comm, &p->reqs[nreq]);
-            nreq++;
-        }
-        for (int64_t g = gs; g < gs1; g++) {
-            int dom = p->send.peer[g], agg = fd->agg_rank[dom];
-            if (agg == fh->rank) {
-                int64_t w0 = fd->win_start[dom] + (int64_t)k * fd->window[dom];
-                for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
-                    const mcio_piece *pc = &p->send.pieces[i];
-                    if (write)
-                        memcpy(p->cbuf + (pc->off - w0), PIECE_ADDR(base, pc->mem), (size_t)pc->len);
-                    else
-                        memcpy(PIECE_ADDR(base, pc->mem), p->cbuf + (pc->off - w0), (size_t)pc->len);
-                }
-                continue;
-            }
-            void *addr;
-            int n;
-            group_type(p, &p->send, g, base, &addr, &n, &p->types[nreq]);
-            if (write)
-                MPI_Isend(addr, n, p->types[nreq], agg, TAG_DATA, fh->comm, &p->reqs[nreq]);
-            else
-                MPI_Irecv(addr, n, p->types[nreq], agg, TAG_DATA, fh->comm, &p->reqs[nreq]);
-            nreq++;
-        }
-        MPI_Waitall(nreq, p->reqs, MPI_STATUSES_IGNORE);
-        for (int i = 0; i < nreq; i++)
-            if (p->types[i] != MPI_BYTE)
-                MPI_Type_free(&p->types[i]);
-        t_exch += ns_since(t);
-
-        /* Aggregator, after the exchange: write what was asked for, never a byte more. */
-        if (write && nruns > 0 && io_st == MCIO_SUCCESS) {
-            t = MPI_Wtime();
-            if (span)
-                io_st = mcio_io_write_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
-                                           first->off, fh->path, detail);
-            else
-                for (int64_t i = 0; i < nruns && io_st == MCIO_SUCCESS; i++)
-                    io_st = mcio_io_write_full(fh->io, fh->io_state, p->cbuf + p->runs[i].mem,
-                                               p->runs[i].len, p->runs[i].off, fh->path, detail);
-            t_io += ns_since(t);
-        }
-        gs = gs1;
-        gr = gr1;
-    }
+    int64_t t_exch = 0, t_io = 0;
+    int io_st = mcio_exec_rounds.run(p, write, base, &t_exch, &t_io, detail);
     /* 5. Agreement, with the slowest rank's times. */
     int64_t times[5] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t_exch, t_io,
                         ns_since(t0)};

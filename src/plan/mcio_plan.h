@@ -100,6 +100,30 @@ int mcio_plan_choose_aggregators(int nprocs, const int *node_of_rank, int nnodes
 int mcio_plan_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
                     mcio_plan_params params, mcio_fdplan *plan);
 
+/* --- planners.c: the strategies, by name (the mcio_strategy hint) --- */
+
+/* What the planner knows of the machine: a plain view of the engine's machine description. */
+typedef struct mcio_topology {
+    int nprocs;
+    int nnodes;
+    const int *node_of_rank;   /* [nprocs] */
+    const int *socket_of_rank; /* [nprocs] socket within the node */
+    int sockets_per_node;
+} mcio_topology;
+
+/* A planning strategy: summaries in, a plan out. Pure; returns 0 or an MCIO_ERR_* code. */
+typedef struct mcio_planner {
+    const char *name;
+    int (*plan)(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+                mcio_fdplan *plan);
+} mcio_planner;
+
+/* The strategy called name, or NULL. */
+const mcio_planner *mcio_planner_find(const char *name);
+
+/* The name of strategy i (0-based), or NULL past the last: to list them in messages. */
+const char *mcio_planner_name(int i);
+
 /* --- fdplan.c: shared by every strategy --- */
 
 /* Allocate the arrays of a plan with n domains (zeroed). Returns 0 or MCIO_ERR_NOMEM. */

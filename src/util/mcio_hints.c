@@ -51,7 +51,6 @@ static int one_of(const char *v, const char *const *choices)
     return 0;
 }
 
-static const char *const strategies[] = {"romio", NULL};
 static const char *const backends[] = {"mpiio", "posix", "null", NULL};
 
 int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char *where,
@@ -72,10 +71,14 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
             goto bad_bytes;
         h->striping_unit = x;
     } else if (strcmp(key, "mcio_strategy") == 0) {
-        if (!one_of(value, strategies)) {
+        if (!mcio_planner_find(value)) {
+            char known[128] = "";
+            for (int i = 0; mcio_planner_name(i); i++)
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                         mcio_planner_name(i));
             snprintf(detail, MCIO_DETAIL_LEN,
-                     "hint mcio_strategy (%s): '%s' is not a strategy (known: romio)", where,
-                     value);
+                     "hint mcio_strategy (%s): '%s' is not a strategy (known: %s)", where, value,
+                     known);
             return MCIO_ERR_HINT;
         }
         snprintf(h->strategy, sizeof h->strategy, "%s", value);

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures (once) and builds mcio against one MPI, incrementally.
+# Usage: scripts/build.sh mpich|openmpi   -> build/<mpi>
+set -euo pipefail
+mpi=${1:?usage: scripts/build.sh mpich|openmpi}
+case "$mpi" in mpich|openmpi) ;; *) echo "scripts/build.sh: MPI must be mpich or openmpi, not '$mpi'" >&2; exit 2;; esac
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir="$root/build/$mpi"
+if [ ! -f "$dir/build.ninja" ]; then
+  cmake -S "$root" -B "$dir" -G Ninja -DMCIO_MPI="$mpi" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+ninja -C "$dir" >/dev/null
+echo "$dir"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what mcio needs to build and test, when it is missing: a C/C++ toolchain, CMake,
+# Ninja, Debian's MPICH and Open MPI (side by side), hwloc and GoogleTest. As root it runs
+# apt-get; otherwise it prints the exact command to run and stops.
+set -euo pipefail
+
+need=()
+have_cmd() { command -v "$1" >/dev/null 2>&1; }
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+have_cmd gcc || need+=(gcc)
+have_cmd g++ || need+=(g++)
+have_cmd cmake || need+=(cmake)
+have_cmd ninja || need+=(ninja-build)
+have_cmd pkg-config || need+=(pkg-config)
+have_cmd mpicc.mpich || need+=(mpich libmpich-dev)
+have_cmd mpicc.openmpi || need+=(openmpi-bin libopenmpi-dev)
+have_pkg libhwloc-dev || need+=(libhwloc-dev)
+have_pkg libgtest-dev || need+=(libgtest-dev)
+
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${need[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  echo "mcio needs these Debian packages: ${need[*]}" >&2
+  echo "Run as root:  $cmd" >&2
+  exit 1
+fi
+echo "setup: installing ${need[*]}" >&2
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2

@@ -1,0 +1,150 @@
+/*
+ * The classic executor: rounds one after another (Thakur et al. 1999). In round k every
+ * aggregator gathers (write) or scatters (read) the k-th window of its file domain, and does
+ * its file access between exchanges, so the network and the file system take turns.
+ * Data moves straight between user memory and the collective buffer through derived datatypes
+ * (no packing); only the runs someone asked for are written, or the whole span of the round
+ * (read-modify-write) when its holes are small and the file is readable.
+ * Glossary in src/plan/mcio_plan.h.
+ */
+#include <string.h>
+
+#include "mcio_engine.h"
+
+/* Memory of a piece: base + displacement, where base may be NULL (absolute displacements). */
+#define PIECE_ADDR(base, mem) ((char *)((uintptr_t)(base) + (uintptr_t)(mem)))
+
+static int64_t ns_since(double t0)
+{
+    return (int64_t)((MPI_Wtime() - t0) * 1e9);
+}
+
+/* The datatype that describes a group's pieces relative to base; MPI_BYTE for one piece. */
+static void group_type(struct mcio_plan_s *p, const mcio_groups *g, int64_t gi, char *base,
+                       void **addr, int *count, MPI_Datatype *type)
+{
+    const mcio_piece *pc = &g->pieces[g->first[gi]];
+    int64_t n = g->first[gi + 1] - g->first[gi];
+    if (n == 1) {
+        *addr = PIECE_ADDR(base, pc[0].mem);
+        *count = (int)pc[0].len;
+        *type = MPI_BYTE;
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        p->blocklens[i] = (int)pc[i].len;
+        p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
+    }
+    MPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
+    MPI_Type_commit(type);
+    *addr = MPI_BOTTOM;
+    *count = 1;
+}
+
+/* Does round k of the aggregator have small enough holes to read-modify-write its span? */
+static int use_span(const mcio_piece *runs, int64_t nruns)
+{
+    int64_t covered = 0;
+    for (int64_t i = 0; i < nruns; i++)
+        covered += runs[i].len;
+    int64_t span = runs[nruns - 1].mem + runs[nruns - 1].len - runs[0].mem;
+    return nruns == 1 || span - covered <= covered;
+}
+
+static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns,
+                      int64_t *t_io_ns, char detail[MCIO_DETAIL_LEN])
+{
+    mcio_file fh = p->fh;
+    const mcio_fdplan *fd = &p->fd;
+    int64_t t_exch = 0, t_io = 0;
+    int io_st = MCIO_SUCCESS;
+    int64_t gs = 0, gr = 0;
+    for (int k = 0; k < fd->max_rounds; k++) {
+        int nreq = 0;
+        int64_t gs1 = gs, gr1 = gr;
+        while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
+            gs1++;
+        while (gr1 < p->recv.ngroups && p->recv.round[gr1] == k)
+            gr1++;
+        int64_t nruns = gr1 > gr ? mcio_schedule_runs(&p->recv, gr, gr1, p->runs) : 0;
+        int span = nruns > 0 && use_span(p->runs, nruns) && (!write || fh->can_read);
+        const mcio_piece *first = &p->runs[0], *last = &p->runs[nruns > 0 ? nruns - 1 : 0];
+        int64_t span_len = nruns > 0 ? last->mem + last->len - first->mem : 0;
+        double t;
+
+        /* Aggregator, before the exchange: reads fill the buffer; writes with holes read the span. */
+        if (nruns > 0 && io_st == MCIO_SUCCESS && (!write || (span && nruns > 1))) {
+            t = MPI_Wtime();
+            if (span)
+                io_st = mcio_io_read_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
+                                          first->off, fh->path, detail);
+            else
+                for (int64_t i = 0; i < nruns && io_st == MCIO_SUCCESS; i++)
+                    io_st = mcio_io_read_full(fh->io, fh->io_state, p->cbuf + p->runs[i].mem,
+                                              p->runs[i].len, p->runs[i].off, fh->path, detail);
+            t_io += ns_since(t);
+        }
+
+        /* The exchange: the aggregator's side, then this rank's own pieces. */
+        t = MPI_Wtime();
+        for (int64_t g = gr; g < gr1; g++) {
+            if (p->recv.peer[g] == fh->rank)
+                continue; /* copied below, from the sender's side */
+            void *addr;
+            int n;
+            group_type(p, &p->recv, g, p->cbuf, &addr, &n, &p->types[nreq]);
+            if (write)
+                MPI_Irecv(addr, n, p->types[nreq], p->recv.peer[g], MCIO_TAG_DATA, fh->comm, &p->reqs[nreq]);
+            else
+                MPI_Isend(addr, n, p->types[nreq], p->recv.peer[g], MCIO_TAG_DATA, fh->comm, &p->reqs[nreq]);
+            nreq++;
+        }
+        for (int64_t g = gs; g < gs1; g++) {
+            int dom = p->send.peer[g], agg = fd->agg_rank[dom];
+            if (agg == fh->rank) {
+                int64_t w0 = fd->win_start[dom] + (int64_t)k * fd->window[dom];
+                for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
+                    const mcio_piece *pc = &p->send.pieces[i];
+                    if (write)
+                        memcpy(p->cbuf + (pc->off - w0), PIECE_ADDR(base, pc->mem), (size_t)pc->len);
+                    else
+                        memcpy(PIECE_ADDR(base, pc->mem), p->cbuf + (pc->off - w0), (size_t)pc->len);
+                }
+                continue;
+            }
+            void *addr;
+            int n;
+            group_type(p, &p->send, g, base, &addr, &n, &p->types[nreq]);
+            if (write)
+                MPI_Isend(addr, n, p->types[nreq], agg, MCIO_TAG_DATA, fh->comm, &p->reqs[nreq]);
+            else
+                MPI_Irecv(addr, n, p->types[nreq], agg, MCIO_TAG_DATA, fh->comm, &p->reqs[nreq]);
+            nreq++;
+        }
+        MPI_Waitall(nreq, p->reqs, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < nreq; i++)
+            if (p->types[i] != MPI_BYTE)
+                MPI_Type_free(&p->types[i]);
+        t_exch += ns_since(t);
+
+        /* Aggregator, after the exchange: write what was asked for, never a byte more. */
+        if (write && nruns > 0 && io_st == MCIO_SUCCESS) {
+            t = MPI_Wtime();
+            if (span)
+                io_st = mcio_io_write_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
+                                           first->off, fh->path, detail);
+            else
+                for (int64_t i = 0; i < nruns && io_st == MCIO_SUCCESS; i++)
+                    io_st = mcio_io_write_full(fh->io, fh->io_state, p->cbuf + p->runs[i].mem,
+                                               p->runs[i].len, p->runs[i].off, fh->path, detail);
+            t_io += ns_since(t);
+        }
+        gs = gs1;
+        gr = gr1;
+    }
+    *t_exchange_ns = t_exch;
+    *t_io_ns = t_io;
+    return io_st;
+}
+
+const mcio_executor mcio_exec_rounds = {.name = "rounds", .run = rounds_run};

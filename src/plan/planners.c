@@ -1,0 +1,30 @@
+/*
+ * The planning strategies, by name. A new strategy is a new file with a function of the
+ * mcio_planner signature and one line in this table.
+ */
+#include <string.h>
+
+#include "mcio_plan.h"
+
+static int plan_romio(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+                      mcio_fdplan *plan)
+{
+    return mcio_plan_romio(topo->nprocs, sum, topo->node_of_rank, topo->nnodes, params, plan);
+}
+
+static const mcio_planner planners[] = {
+    {.name = "romio", .plan = plan_romio},
+};
+
+const mcio_planner *mcio_planner_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof planners / sizeof planners[0]; i++)
+        if (strcmp(planners[i].name, name) == 0)
+            return &planners[i];
+    return NULL;
+}
+
+const char *mcio_planner_name(int i)
+{
+    return i >= 0 && (size_t)i < sizeof planners / sizeof planners[0] ? planners[i].name : NULL;
+}
