@@ -91,6 +91,9 @@ typedef struct mcio_executor {
 
 extern const mcio_executor mcio_exec_rounds;
 
+/* How many messages carry group gi of a schedule (both sides compute it alike). */
+int64_t mcio_group_messages(const mcio_groups *g, int64_t gi);
+
 /* Message tags on the file's private communicator. */
 enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };
 

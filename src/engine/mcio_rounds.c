@@ -19,26 +19,53 @@ static int64_t ns_since(double t0)
     return (int64_t)((MPI_Wtime() - t0) * 1e9);
 }
 
-/* The datatype that describes a group's pieces relative to base; MPI_BYTE for one piece. */
-static void group_type(struct mcio_plan_s *p, const mcio_groups *g, int64_t gi, char *base,
-                       void **addr, int *count, MPI_Datatype *type)
+/*
+ * How many messages carry group gi: one per piece when every piece is large, else one with a
+ * derived datatype. MPI libraries move large contiguous messages with a single copy (Open MPI's
+ * CMA, MPICH's LMT) but pack and unpack derived datatypes through bounce buffers; small pieces
+ * are better batched. Sender and aggregator see the same pieces, so they decide alike.
+ */
+int64_t mcio_group_messages(const mcio_groups *g, int64_t gi)
 {
+    enum { LARGE_PIECE = 64 * 1024 };
+    int64_t n = g->first[gi + 1] - g->first[gi];
+    for (int64_t i = g->first[gi]; i < g->first[gi + 1]; i++)
+        if (g->pieces[i].len < LARGE_PIECE)
+            return 1;
+    return n;
+}
+
+/* Post the messages of group gi (to or from peer): sends when send is set, else receives. */
+static void post_group(struct mcio_plan_s *p, const mcio_groups *g, int64_t gi, char *base,
+                       int peer, int send, int *nreq)
+{
+    MPI_Comm comm = p->fh->comm;
     const mcio_piece *pc = &g->pieces[g->first[gi]];
     int64_t n = g->first[gi + 1] - g->first[gi];
-    if (n == 1) {
-        *addr = PIECE_ADDR(base, pc[0].mem);
-        *count = (int)pc[0].len;
-        *type = MPI_BYTE;
+    if (n == 1 || mcio_group_messages(g, gi) == n) {
+        for (int64_t i = 0; i < n; i++, (*nreq)++) {
+            p->types[*nreq] = MPI_BYTE;
+            if (send)
+                MPI_Isend(PIECE_ADDR(base, pc[i].mem), (int)pc[i].len, MPI_BYTE, peer,
+                          MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
+            else
+                MPI_Irecv(PIECE_ADDR(base, pc[i].mem), (int)pc[i].len, MPI_BYTE, peer,
+                          MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
+        }
         return;
     }
+    MPI_Datatype *type = &p->types[*nreq];
     for (int64_t i = 0; i < n; i++) {
         p->blocklens[i] = (int)pc[i].len;
         p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
     }
     MPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
     MPI_Type_commit(type);
-    *addr = MPI_BOTTOM;
-    *count = 1;
+    if (send)
+        MPI_Isend(MPI_BOTTOM, 1, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
+    else
+        MPI_Irecv(MPI_BOTTOM, 1, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
+    (*nreq)++;
 }
 
 /* Does round k of the aggregator have small enough holes to read-modify-write its span? */
@@ -90,14 +117,7 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
         for (int64_t g = gr; g < gr1; g++) {
             if (p->recv.peer[g] == fh->rank)
                 continue; /* copied below, from the sender's side */
-            void *addr;
-            int n;
-            group_type(p, &p->recv, g, p->cbuf, &addr, &n, &p->types[nreq]);
-            if (write)
-                MPI_Irecv(addr, n, p->types[nreq], p->recv.peer[g], MCIO_TAG_DATA, fh->comm, &p->reqs[nreq]);
-            else
-                MPI_Isend(addr, n, p->types[nreq], p->recv.peer[g], MCIO_TAG_DATA, fh->comm, &p->reqs[nreq]);
-            nreq++;
+            post_group(p, &p->recv, g, p->cbuf, p->recv.peer[g], !write, &nreq);
         }
         for (int64_t g = gs; g < gs1; g++) {
             int dom = p->send.peer[g], agg = fd->agg_rank[dom];
@@ -112,14 +132,7 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
                 }
                 continue;
             }
-            void *addr;
-            int n;
-            group_type(p, &p->send, g, base, &addr, &n, &p->types[nreq]);
-            if (write)
-                MPI_Isend(addr, n, p->types[nreq], agg, MCIO_TAG_DATA, fh->comm, &p->reqs[nreq]);
-            else
-                MPI_Irecv(addr, n, p->types[nreq], agg, MCIO_TAG_DATA, fh->comm, &p->reqs[nreq]);
-            nreq++;
+            post_group(p, &p->send, g, base, agg, write, &nreq);
         }
         MPI_Waitall(nreq, p->reqs, MPI_STATUSES_IGNORE);
         for (int i = 0; i < nreq; i++)

@@ -189,13 +189,13 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
             int64_t n = gs[w]->first[g + 1] - gs[w]->first[g];
             maxg = n > maxg ? n : maxg;
         }
-    /* Requests in one round: at most one per group of that round, both sides. */
-    for (int k = 0, gs0 = 0, gr0 = 0; k < p->fd.max_rounds; k++) {
+    /* Requests in one round: the messages of every group of that round, both sides. */
+    for (int64_t k = 0, gs0 = 0, gr0 = 0; k < p->fd.max_rounds; k++) {
         int64_t n = 0;
-        while (gs0 < p->send.ngroups && p->send.round[gs0] == k)
-            gs0++, n++;
-        while (gr0 < p->recv.ngroups && p->recv.round[gr0] == k)
-            gr0++, n++;
+        for (; gs0 < p->send.ngroups && p->send.round[gs0] == k; gs0++)
+            n += mcio_group_messages(&p->send, gs0);
+        for (; gr0 < p->recv.ngroups && p->recv.round[gr0] == k; gr0++)
+            n += mcio_group_messages(&p->recv, gr0);
         per_round = n > per_round ? n : per_round;
     }
     p->runs = malloc(((size_t)p->recv.npieces + 1) * sizeof(mcio_piece));
