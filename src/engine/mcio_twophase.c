@@ -271,7 +271,12 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     for (int d = 0; st == MCIO_SUCCESS && d < p->fd.ndomains; d++)
         if (p->fd.agg_rank[d] == fh->rank)
             p->my_domain = d;
-    if (st != MCIO_SUCCESS)
+    if (st == MCIO_ERR_ARG)
+        snprintf(detail, MCIO_DETAIL_LEN,
+                 "a file domain would need more than 2^31 rounds of cb_buffer_size=%" PRId64
+                 " bytes: raise cb_buffer_size",
+                 fh->hints.cb_buffer_size);
+    else if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "planning failed: %s", mcio_strerror(st));
     double t2 = MPI_Wtime();
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);

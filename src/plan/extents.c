@@ -29,9 +29,9 @@ int mcio_extents_normalize(int64_t count, const int64_t *off, const int64_t *len
         snprintf(detail, MCIO_DETAIL_LEN, "extent count %" PRId64 " is negative", count);
         return MCIO_ERR_ARG;
     }
-    if (count > 0 && (!off || !len)) {
+    if (count > 0 && (!off || !len || !mem)) {
         snprintf(detail, MCIO_DETAIL_LEN, "%" PRId64 " extents but a NULL %s array", count,
-                 off ? "lengths" : "offsets");
+                 !off ? "offsets" : !len ? "lengths" : "memory");
         return MCIO_ERR_ARG;
     }
     for (int64_t i = 0; i < count; i++) {

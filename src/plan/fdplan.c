@@ -40,8 +40,8 @@ void mcio_fdplan_free(mcio_fdplan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
-void mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
-                             mcio_plan_params params)
+int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
+                            mcio_plan_params params)
 {
     plan->max_rounds = 0;
     plan->max_buffer = 0;
@@ -76,7 +76,9 @@ void mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *
         plan->win_start[d] = lo;
         plan->win_end[d] = hi;
         int64_t span = hi - lo;
-        int64_t rounds = (span + w - 1) / w;
+        int64_t rounds = span / w + (span % w != 0); /* no overflow near INT64_MAX */
+        if (rounds > INT32_MAX)
+            return MCIO_ERR_ARG; /* the caller says: raise cb_buffer_size */
         plan->rounds[d] = (int)rounds;
         if (plan->rounds[d] > plan->max_rounds)
             plan->max_rounds = plan->rounds[d];
@@ -84,6 +86,7 @@ void mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *
         if (buf > plan->max_buffer)
             plan->max_buffer = buf;
     }
+    return MCIO_SUCCESS;
 }
 
 int mcio_fdplan_find(const mcio_fdplan *plan, int64_t off)

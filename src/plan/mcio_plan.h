@@ -95,7 +95,7 @@ int mcio_plan_choose_aggregators(int nprocs, const int *node_of_rank, int nnodes
 /*
  * The romio strategy: split the aggregate access region evenly among the aggregators (domain
  * boundaries on stripe multiples when params.stripe > 0), then fill in rounds.
- * Returns 0 or MCIO_ERR_NOMEM.
+ * Returns 0, MCIO_ERR_NOMEM, or MCIO_ERR_ARG (too many rounds, see mcio_fdplan_fill_rounds).
  */
 int mcio_plan_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
                     mcio_plan_params params, mcio_fdplan *plan);
@@ -131,10 +131,12 @@ int mcio_fdplan_alloc(mcio_fdplan *plan, int n);
 
 /*
  * Given domains and aggregators, compute each domain's data region (from the ranks' summaries),
- * its window (buffer size, rounded down to a stripe multiple when that leaves at least one
- * stripe) and its number of rounds, then max_rounds and max_buffer.
+ * its window (window[d] when a strategy preset it, else the buffer size; rounded down to a
+ * stripe multiple when that leaves at least one stripe) and its number of rounds, then
+ * max_rounds and max_buffer. Returns MCIO_ERR_ARG when a domain would need more than
+ * INT32_MAX rounds (the buffer is far too small for the span), else 0.
  */
-void mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
+int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
                              mcio_plan_params params);
 
 void mcio_fdplan_free(mcio_fdplan *plan);

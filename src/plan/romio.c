@@ -65,7 +65,9 @@ int mcio_plan_choose_aggregators(int nprocs, const int *node_of_rank, int nnodes
 static int64_t nearest_multiple(int64_t x, int64_t unit)
 {
     int64_t front = x % unit;
-    return front < unit - front ? x - front : x + (unit - front);
+    if (front < unit - front || x > INT64_MAX - (unit - front))
+        return x - front;
+    return x + (unit - front);
 }
 
 int mcio_plan_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
@@ -87,10 +89,13 @@ int mcio_plan_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank
         }
     if (lo == INT64_MAX) /* nobody accesses anything */
         lo = hi = 0;
-    int64_t fd_size = (hi - lo + naggs - 1) / naggs;
+    /* Ceiling division and boundaries computed so that nothing overflows near INT64_MAX. */
+    int64_t region = hi - lo;
+    int64_t fd_size = region / naggs + (region % naggs != 0);
     int64_t prev = lo;
     for (int i = 0; i < naggs; i++) {
-        int64_t end = i == naggs - 1 ? hi : lo + (i + 1) * fd_size;
+        int64_t k = i + 1;
+        int64_t end = (k == naggs || fd_size == 0 || k > region / fd_size) ? hi : lo + k * fd_size;
         if (params.stripe > 0 && i < naggs - 1)
             end = nearest_multiple(end, params.stripe);
         end = end < prev ? prev : end > hi ? hi : end;
@@ -100,6 +105,8 @@ int mcio_plan_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank
         prev = end;
     }
     free(aggs);
-    mcio_fdplan_fill_rounds(plan, nprocs, sum, params);
-    return MCIO_SUCCESS;
+    int st = mcio_fdplan_fill_rounds(plan, nprocs, sum, params);
+    if (st != MCIO_SUCCESS)
+        mcio_fdplan_free(plan);
+    return st;
 }

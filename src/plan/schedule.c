@@ -21,7 +21,14 @@ static int cmp_keyed(const void *a, const void *b)
         return x->round < y->round ? -1 : 1;
     if (x->peer != y->peer)
         return x->peer < y->peer ? -1 : 1;
-    return (x->p.off > y->p.off) - (x->p.off < y->p.off);
+    /* Offset, then length, then memory: a total order, so that the rank's side and the
+     * aggregator's side list a message's pieces alike whatever qsort does with ties (equal
+     * (offset, length) pieces carry the same bytes, so their order does not matter there). */
+    if (x->p.off != y->p.off)
+        return x->p.off < y->p.off ? -1 : 1;
+    if (x->p.len != y->p.len)
+        return x->p.len < y->p.len ? -1 : 1;
+    return (x->p.mem > y->p.mem) - (x->p.mem < y->p.mem);
 }
 
 /* Sort keyed pieces by (round, peer, offset) and pack them into groups. Takes kp. */
@@ -79,13 +86,16 @@ int mcio_schedule_rank(const mcio_fdplan *plan, const mcio_extent *ext, int64_t 
             while (pos < end) {
                 while (d >= 0 && d < plan->ndomains && plan->fd_end[d] <= pos)
                     d++;
-                if (d < 0 || d >= plan->ndomains || plan->win_start[d] > pos) {
+                if (d < 0 || d >= plan->ndomains || plan->win_start[d] > pos ||
+                    pos >= plan->win_end[d]) {
                     free(kp);
                     return MCIO_ERR_INTERNAL; /* the plan does not cover this byte */
                 }
                 int r = mcio_fdplan_round(plan, d, pos);
-                int64_t stop = plan->win_start[d] + (int64_t)(r + 1) * plan->window[d];
-                stop = stop < plan->win_end[d] ? stop : plan->win_end[d];
+                /* Relative to win_start, so that nothing overflows near INT64_MAX. */
+                int64_t rel = (int64_t)(r + 1) * plan->window[d];
+                int64_t stop = rel < plan->win_end[d] - plan->win_start[d] ? plan->win_start[d] + rel
+                                                                         : plan->win_end[d];
                 stop = stop < end ? stop : end;
                 if (pass == 1)
                     kp[k] = (keyed_piece){

@@ -32,7 +32,7 @@ static int parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out)
     case 'g': mul = 1ull << 30; end++; break;
     default: break;
     }
-    if (*end == 'i' || *end == 'I') /* accept KiB-style "4Mi" */
+    if (mul > 1 && (*end == 'i' || *end == 'I')) /* accept KiB-style "4Mi" */
         end++;
     if (*end != '\0' || x > (unsigned long long)INT64_MAX / mul)
         return -1;

@@ -10,6 +10,10 @@
 
 #include "mcio_plan.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define MCIO_NAME_LEN 32
 
 typedef struct mcio_hints {
@@ -42,5 +46,9 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
 
 /* The planning parameters the hints imply. */
 mcio_plan_params mcio_hints_plan_params(const mcio_hints *h);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

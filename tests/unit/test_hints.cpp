@@ -1,0 +1,341 @@
+/*
+ * Hint parsing (src/util/mcio_hints.c): defaults, mcio_hints_set for every key with valid and
+ * malformed values, mcio_hints_parse_line, mcio_hints_get and its round trip through
+ * mcio_hints_set. Expected values from docs/hints.md and mcio_hints.h.
+ */
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "mcio_plan.h"
+extern "C" {
+#include "mcio_hints.h" /* has no extern "C" of its own */
+}
+
+namespace {
+
+bool same(const mcio_hints &a, const mcio_hints &b)
+{
+    return a.cb_buffer_size == b.cb_buffer_size && a.cb_nodes == b.cb_nodes &&
+           a.striping_unit == b.striping_unit && strcmp(a.strategy, b.strategy) == 0 &&
+           strcmp(a.io_backend, b.io_backend) == 0;
+}
+
+std::string show(const mcio_hints &h)
+{
+    return "{cb_buffer_size " + std::to_string(h.cb_buffer_size) + ", cb_nodes " +
+           std::to_string(h.cb_nodes) + ", striping_unit " + std::to_string(h.striping_unit) +
+           ", strategy " + h.strategy + ", io_backend " + h.io_backend + "}";
+}
+
+TEST(Hints, Defaults)
+{
+    mcio_hints h = mcio_hints_default();
+    EXPECT_EQ(h.cb_buffer_size, 16 * 1024 * 1024);
+    EXPECT_EQ(h.cb_nodes, 0);
+    EXPECT_EQ(h.striping_unit, 0);
+    EXPECT_STREQ(h.strategy, "romio");
+    EXPECT_STREQ(h.io_backend, "mpiio");
+}
+
+TEST(Hints, PlanParams)
+{
+    mcio_hints h = mcio_hints_default();
+    h.cb_buffer_size = 4096;
+    h.cb_nodes = 3;
+    h.striping_unit = 1 << 20;
+    mcio_plan_params p = mcio_hints_plan_params(&h);
+    EXPECT_EQ(p.buffer_size, 4096);
+    EXPECT_EQ(p.cb_nodes, 3);
+    EXPECT_EQ(p.stripe, 1 << 20);
+}
+
+/* --- valid values --- */
+
+enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND };
+
+struct SetCase {
+    const char *name, *key, *value;
+    Field field;
+    int64_t num;      /* for BUF, NODES, STRIPE */
+    const char *text; /* for STRATEGY, BACKEND */
+};
+
+/* gtest prints a case by its name. */
+void PrintTo(const SetCase &c, std::ostream *os)
+{
+    *os << c.name;
+}
+
+const SetCase set_cases[] = {
+    {"BufferPlain", "cb_buffer_size", "1048576", BUF, 1048576, nullptr},
+    {"BufferOne", "cb_buffer_size", "1", BUF, 1, nullptr},
+    {"BufferK", "cb_buffer_size", "64k", BUF, 65536, nullptr},
+    {"BufferUpperK", "cb_buffer_size", "64K", BUF, 65536, nullptr},
+    {"BufferM", "cb_buffer_size", "4m", BUF, 4194304, nullptr},
+    {"BufferMi", "cb_buffer_size", "4Mi", BUF, 4194304, nullptr},
+    {"BufferG", "cb_buffer_size", "1g", BUF, 1073741824, nullptr},
+    {"BufferLargestM", "cb_buffer_size", "2047m", BUF, 2146435072, nullptr},
+    {"BufferIntMax", "cb_buffer_size", "2147483647", BUF, 2147483647, nullptr},
+    {"BufferLeadingZeros", "cb_buffer_size", "0010", BUF, 10, nullptr},
+    {"NodesOne", "cb_nodes", "1", NODES, 1, nullptr},
+    {"NodesMany", "cb_nodes", "128", NODES, 128, nullptr},
+    {"NodesK", "cb_nodes", "1k", NODES, 1024, nullptr},
+    {"StripeZero", "striping_unit", "0", STRIPE, 0, nullptr},
+    {"StripeM", "striping_unit", "1m", STRIPE, 1048576, nullptr},
+    {"StripePlain", "striping_unit", "65536", STRIPE, 65536, nullptr},
+    {"StrategyRomio", "mcio_strategy", "romio", STRATEGY, 0, "romio"},
+    {"BackendPosix", "mcio_io_backend", "posix", BACKEND, 0, "posix"},
+    {"BackendNull", "mcio_io_backend", "null", BACKEND, 0, "null"},
+    {"BackendMpiio", "mcio_io_backend", "mpiio", BACKEND, 0, "mpiio"},
+};
+
+class HintsSet : public ::testing::TestWithParam<SetCase> {};
+
+TEST_P(HintsSet, Valid)
+{
+    const SetCase &c = GetParam();
+    mcio_hints h = mcio_hints_default();
+    if (c.field == BACKEND) /* start from another value so that the change shows */
+        strcpy(h.io_backend, strcmp(c.text, "posix") ? "posix" : "null");
+    mcio_hints want = h;
+    switch (c.field) {
+    case BUF: want.cb_buffer_size = c.num; break;
+    case NODES: want.cb_nodes = (int)c.num; break;
+    case STRIPE: want.striping_unit = c.num; break;
+    case STRATEGY: strcpy(want.strategy, c.text); break;
+    case BACKEND: strcpy(want.io_backend, c.text); break;
+    }
+    char detail[MCIO_DETAIL_LEN] = "";
+    EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "test", detail), MCIO_SUCCESS) << detail;
+    EXPECT_TRUE(same(h, want)) << "got " << show(h) << ", want " << show(want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Hints, HintsSet, ::testing::ValuesIn(set_cases),
+                         [](const ::testing::TestParamInfo<SetCase> &i) {
+                             return std::string(i.param.name);
+                         });
+
+/* --- malformed values and unknown mcio keys --- */
+
+struct BadCase {
+    const char *name, *key, *value;
+};
+
+/* gtest prints a case by its name. */
+void PrintTo(const BadCase &c, std::ostream *os)
+{
+    *os << c.name;
+}
+
+const BadCase bad_cases[] = {
+    {"BufferTrailingGarbage", "cb_buffer_size", "12x"},
+    {"BufferEmpty", "cb_buffer_size", ""},
+    {"BufferNegative", "cb_buffer_size", "-1"},
+    {"BufferPlusSign", "cb_buffer_size", "+4"},
+    {"BufferLeadingSpace", "cb_buffer_size", " 4"},
+    {"BufferTrailingSpace", "cb_buffer_size", "4 "},
+    {"BufferFraction", "cb_buffer_size", "1.5m"},
+    {"BufferHex", "cb_buffer_size", "0x10"},
+    {"BufferTwoSuffixes", "cb_buffer_size", "4mk"},
+    {"BufferMiB", "cb_buffer_size", "4MiB"},
+    {"BufferSuffixOnly", "cb_buffer_size", "m"},
+    /* 'i' belongs to a k/m/g suffix ("4Mi"); a bare "12i" is not a byte count. */
+    {"BufferBareI", "cb_buffer_size", "12i"},
+    {"BufferZero", "cb_buffer_size", "0"},
+    {"BufferTooLargeForInt", "cb_buffer_size", "2147483648"},
+    {"BufferTwoG", "cb_buffer_size", "2g"},
+    {"BufferOverflowsUint64", "cb_buffer_size", "99999999999999999999999"},
+    {"BufferOverflowsWithSuffix", "cb_buffer_size", "17179869184g"},
+    {"NodesZero", "cb_nodes", "0"},
+    {"NodesNegative", "cb_nodes", "-2"},
+    {"NodesGarbage", "cb_nodes", "two"},
+    {"NodesEmpty", "cb_nodes", ""},
+    {"NodesOverflow", "cb_nodes", "4294967296"},
+    {"StripeGarbage", "striping_unit", "1mb"},
+    {"StripeNegative", "striping_unit", "-64"},
+    {"StripeTooLarge", "striping_unit", "4g"},
+    {"StrategyUnknown", "mcio_strategy", "nosuch"},
+    {"StrategyEmpty", "mcio_strategy", ""},
+    {"StrategyCase", "mcio_strategy", "ROMIO"},
+    {"BackendUnknown", "mcio_io_backend", "stdio"},
+    {"UnknownMcioKey", "mcio_bogus", "xyz"},
+    {"UnknownMcioKeyNamedLikeRomios", "mcio_cb_nodes", "4"},
+};
+
+class HintsBad : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(HintsBad, RejectedWithKeyAndValueInMessage)
+{
+    const BadCase &c = GetParam();
+    mcio_hints h = mcio_hints_default(), before = h;
+    char detail[MCIO_DETAIL_LEN] = "";
+    EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "hints.txt:3", detail), MCIO_ERR_HINT)
+        << "value '" << c.value << "' accepted: " << show(h);
+    EXPECT_TRUE(same(h, before)) << "hints changed by a rejected value: " << show(h);
+    std::string msg(detail);
+    EXPECT_NE(msg.find(c.key), std::string::npos) << msg;
+    EXPECT_NE(msg.find(std::string("'") + c.value + "'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("hints.txt:3"), std::string::npos) << msg;
+}
+
+INSTANTIATE_TEST_SUITE_P(Hints, HintsBad, ::testing::ValuesIn(bad_cases),
+                         [](const ::testing::TestParamInfo<BadCase> &i) {
+                             return std::string(i.param.name);
+                         });
+
+TEST(Hints, UnknownStrategyMessageListsKnownOnes)
+{
+    mcio_hints h = mcio_hints_default();
+    char detail[MCIO_DETAIL_LEN] = "";
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_strategy", "nosuch", "MPI_Info", detail), MCIO_ERR_HINT);
+    EXPECT_NE(std::string(detail).find("romio"), std::string::npos) << detail;
+}
+
+TEST(Hints, ForeignKeysIgnored)
+{
+    const char *keys[][2] = {{"romio_cb_write", "enable"}, {"access_style", "write_once"},
+                             {"collective_buffering", "true"}, {"cb_config_list", "*:1"},
+                             {"mciox", "1"}, {"MCIO_STRATEGY", "nosuch"}, {"", ""}};
+    for (auto &kv : keys) {
+        mcio_hints h = mcio_hints_default(), before = h;
+        char detail[MCIO_DETAIL_LEN] = "untouched";
+        EXPECT_EQ(mcio_hints_set(&h, kv[0], kv[1], "MPI_Info", detail), MCIO_SUCCESS) << kv[0];
+        EXPECT_TRUE(same(h, before)) << kv[0];
+    }
+}
+
+TEST(Hints, LaterValueWins)
+{
+    mcio_hints h = mcio_hints_default();
+    char detail[MCIO_DETAIL_LEN] = "";
+    ASSERT_EQ(mcio_hints_set(&h, "cb_buffer_size", "1m", "file", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "cb_buffer_size", "2m", "MPI_Info", detail), MCIO_SUCCESS);
+    EXPECT_EQ(h.cb_buffer_size, 2 << 20);
+}
+
+/* --- mcio_hints_parse_line --- */
+
+struct LineCase {
+    const char *name, *line;
+    int want;
+    const char *key, *value;
+};
+
+/* gtest prints a case by its name. */
+void PrintTo(const LineCase &c, std::ostream *os)
+{
+    *os << c.name;
+}
+
+const LineCase line_cases[] = {
+    {"Pair", "cb_buffer_size 4m", 1, "cb_buffer_size", "4m"},
+    {"PairNewline", "cb_nodes 2\n", 1, "cb_nodes", "2"},
+    {"PairTabsAndSpaces", "  \tstriping_unit\t \t1m \t\r\n", 1, "striping_unit", "1m"},
+    {"PairTrailingComment", "mcio_strategy romio # the default", 1, "mcio_strategy", "romio"},
+    {"PairCommentNoSpace", "mcio_io_backend posix#fast", 1, "mcio_io_backend", "posix"},
+    {"Empty", "", 0, nullptr, nullptr},
+    {"Newline", "\n", 0, nullptr, nullptr},
+    {"Blank", "   \t  \n", 0, nullptr, nullptr},
+    {"Comment", "# site defaults", 0, nullptr, nullptr},
+    {"IndentedComment", "   # cb_nodes 4", 0, nullptr, nullptr},
+    {"KeyOnly", "cb_nodes", -1, nullptr, nullptr},
+    {"KeyOnlyNewline", "cb_nodes\n", -1, nullptr, nullptr},
+    {"KeyTrailingSpace", "cb_nodes   ", -1, nullptr, nullptr},
+    {"KeyThenComment", "cb_nodes # 4", -1, nullptr, nullptr},
+    {"ExtraWord", "cb_nodes 4 8", -1, nullptr, nullptr},
+    {"ExtraWords", "mcio_strategy romio and more\n", -1, nullptr, nullptr},
+};
+
+class ParseLine : public ::testing::TestWithParam<LineCase> {};
+
+TEST_P(ParseLine, Exact)
+{
+    const LineCase &c = GetParam();
+    std::vector<char> buf(c.line, c.line + strlen(c.line) + 1);
+    char *key = nullptr, *value = nullptr;
+    int kind = mcio_hints_parse_line(buf.data(), &key, &value);
+    EXPECT_EQ(kind, c.want);
+    if (c.want == 1 && kind == 1) {
+        EXPECT_STREQ(key, c.key);
+        EXPECT_STREQ(value, c.value);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Hints, ParseLine, ::testing::ValuesIn(line_cases),
+                         [](const ::testing::TestParamInfo<LineCase> &i) {
+                             return std::string(i.param.name);
+                         });
+
+/* --- mcio_hints_get --- */
+
+TEST(Hints, GetDefaults)
+{
+    mcio_hints h = mcio_hints_default();
+    const char *want[][2] = {{"cb_buffer_size", "16777216"}, {"cb_nodes", "0"},
+                             {"striping_unit", "0"}, {"mcio_strategy", "romio"},
+                             {"mcio_io_backend", "mpiio"}};
+    char key[64], value[64];
+    for (int i = 0; i < 5; i++) {
+        ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
+        EXPECT_STREQ(key, want[i][0]);
+        EXPECT_STREQ(value, want[i][1]);
+    }
+    EXPECT_EQ(mcio_hints_get(&h, 5, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
+}
+
+TEST(Hints, GetSetRoundTrip)
+{
+    mcio_hints h = mcio_hints_default();
+    char detail[MCIO_DETAIL_LEN] = "";
+    ASSERT_EQ(mcio_hints_set(&h, "cb_buffer_size", "4m", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "cb_nodes", "3", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "striping_unit", "1m", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_io_backend", "posix", "t", detail), MCIO_SUCCESS);
+    const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
+                             {"striping_unit", "1048576"}, {"mcio_strategy", "romio"},
+                             {"mcio_io_backend", "posix"}};
+    mcio_hints back = mcio_hints_default();
+    char key[64], value[64];
+    int i = 0;
+    for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
+        ASSERT_LT(i, 5);
+        EXPECT_STREQ(key, want[i][0]);
+        EXPECT_STREQ(value, want[i][1]);
+        EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
+    }
+    EXPECT_EQ(i, 5);
+    EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
+}
+
+/* Every default but cb_nodes (whose default 0, "one per node", is not a value cb_nodes
+ * accepts; mcio_file_get_info reports the node count instead) reads back unchanged. */
+TEST(Hints, GetSetRoundTripOfDefaults)
+{
+    mcio_hints h = mcio_hints_default(), back = mcio_hints_default();
+    back.cb_buffer_size = 1;
+    back.striping_unit = 7;
+    strcpy(back.io_backend, "null");
+    char key[64], value[64], detail[MCIO_DETAIL_LEN] = "";
+    for (int i = 0; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++)
+        if (strcmp(key, "cb_nodes") != 0) {
+            EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS)
+                << detail;
+        }
+    EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
+}
+
+TEST(Hints, GetTruncatesToTheGivenLength)
+{
+    mcio_hints h = mcio_hints_default();
+    char key[5], value[4];
+    ASSERT_EQ(mcio_hints_get(&h, 0, key, sizeof key, value, sizeof value), 1);
+    EXPECT_STREQ(key, "cb_b");
+    EXPECT_STREQ(value, "167");
+}
+
+} // namespace
