@@ -1,1 +1,964 @@
-int main(void){return 0;}
+/*
+ * mcio-bench: mcio against the MPI library's own collective I/O, on the access patterns of the
+ * collective-I/O literature (IOR, ROMIO's coll_perf, HACC-IO), with every byte verified.
+ *
+ * A case is one pattern through one engine. Each rank builds its extents once per pattern
+ * (sorted, disjoint across ranks) and both engines get the same extents and the same packed
+ * buffer, so the only difference between them is who does the collective I/O:
+ *   native  MPI_File_set_view(hindexed of the extents) + MPI_File_write_all / read_all;
+ *   mcio    mcio_write_at_all / mcio_read_at_all, or a persistent plan (--persistent).
+ *
+ * Each repetition writes, then reads; the engines take turns, repetition by repetition, so a
+ * change in the machine's load falls on all of them alike. Only the collective call is timed
+ * (after a barrier; the slowest rank's time): open, close, planning a persistent plan and the
+ * checks stay out of the figures. The data is a function of (file offset, case, repetition),
+ * so every rank knows what each of its bytes must be and a stale file from an earlier
+ * repetition cannot pass: after the write each rank reads its extents back with POSIX pread
+ * (not through the engine); after the read it compares the buffer, which was first filled
+ * with the complement of the expected bytes, so that a byte the engine leaves untouched is
+ * caught too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include "mcio.h"
+
+#define MIB (1024.0 * 1024.0)
+#define MAX_PATTERNS 32
+#define HACC_PARTICLE 38 /* xx yy zz vx vy vz phi: float32; pid: int64; mask: uint16 */
+#define COLL_PERF_ELEM 4 /* coll_perf's array of int */
+
+/* ---- Options ---- */
+
+typedef struct opts {
+    int pattern[MAX_PATTERNS], npatterns;
+    int64_t size, transfer, random_max;
+    uint64_t seed;
+    int use[2]; /* engines[i] chosen: native, mcio */
+    int persistent, keep, reps;
+    const char *dir, *json;
+    int nhints;
+    char **hint_key, **hint_val;
+} opts;
+
+typedef struct layout {
+    int64_t n, cap;
+    int64_t *off, *len; /* extents in increasing offset order, adjacent ones merged */
+    int64_t bytes;      /* this rank's */
+} layout;
+
+typedef struct pattern {
+    const char *name;
+    void (*build)(const opts *o, int rank, int nprocs, layout *l);
+    int64_t min_size; /* smallest --size that gives a rank any data; 0: --size unused */
+} pattern;
+
+static const char usage[] =
+    "usage: mpiexec -n N mcio-bench [options]\n"
+    "Runs access patterns through the MPI library's collective I/O (native) and through mcio,\n"
+    "verifies every byte after every write and read, and prints a table of bandwidths.\n"
+    "\n"
+    "  --pattern LIST   comma-separated, run in order (default ior):\n"
+    "                   contiguous  each rank one block of --size bytes, ranks in rank order\n"
+    "                   ior         segments of --transfer bytes, ranks interleaved in each\n"
+    "                               segment (IOR -s size/transfer -b transfer -t transfer)\n"
+    "                   coll_perf   3-D int array block-distributed over an MPI_Dims_create\n"
+    "                               grid, row-major file (ROMIO's coll_perf)\n"
+    "                   hacc-aos    38-byte particles, each rank's records contiguous\n"
+    "                   hacc-soa    38-byte particles, one global array per field (9)\n"
+    "                   random      each rank 0..--random-max bytes in random extents,\n"
+    "                               disjoint across ranks, with holes (--seed)\n"
+    "  --size N         bytes per rank (k, m, g suffixes: powers of 1024; default 16m)\n"
+    "  --transfer N     ior transfer size (default 256k, or --size if smaller)\n"
+    "  --random-max N   random: the most bytes a rank gets (default 2m)\n"
+    "  --seed N         seed of the random pattern and of the data (default 1)\n"
+    "  --engine E       native, mcio or both (default both)\n"
+    "  --persistent     mcio: mcio_plan_create once per case (not timed), then\n"
+    "                   mcio_plan_write / mcio_plan_read\n"
+    "  --hint KEY=VAL   an MPI_Info hint, repeatable; mcio_* keys go to mcio only\n"
+    "  --reps N         repetitions of write + read per case (default 3)\n"
+    "  --dir DIR        where the files go (default /tmp)\n"
+    "  --json PATH      also write the results as JSON\n"
+    "  --keep           keep the files\n"
+    "  --help           this text\n"
+    "\n"
+    "Bandwidth = bytes of all ranks / slowest rank's time of the collective call; the table\n"
+    "shows the median over the repetitions, the JSON every repetition. Exit status: 0 if every\n"
+    "byte was right, 1 if not (or an engine failed), 2 on a bad argument.\n";
+
+/* Zeroed memory, or the end of the job: a benchmark that cannot allocate its buffers has
+ * nothing to measure. */
+static void *xmalloc(size_t n)
+{
+    void *p = calloc(1, n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "mcio-bench: out of memory (%zu bytes)\n", n);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    return p;
+}
+
+/* "16m" -> 16777216. Returns 0 on success. */
+static int parse_bytes(const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno || v < 0)
+        return -1;
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10, end++; break;
+    case 'm': case 'M': shift = 20, end++; break;
+    case 'g': case 'G': shift = 30, end++; break;
+    }
+    if (*end || v > (INT64_MAX >> shift))
+        return -1;
+    *out = (int64_t)v << shift;
+    return 0;
+}
+
+/* ---- Patterns: each rank's extents, computed identically by every rank from the options ---- */
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Generators emit in increasing offset order (the native file view needs monotone
+ * displacements); touching extents are merged so both engines see the same, shortest list. */
+static void layout_push(layout *l, int64_t off, int64_t len)
+{
+    if (len <= 0)
+        return;
+    l->bytes += len;
+    if (l->n > 0 && l->off[l->n - 1] + l->len[l->n - 1] == off) {
+        l->len[l->n - 1] += len;
+        return;
+    }
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        int64_t *off2 = realloc(l->off, (size_t)l->cap * sizeof(int64_t));
+        int64_t *len2 = realloc(l->len, (size_t)l->cap * sizeof(int64_t));
+        if (!off2 || !len2) {
+            fprintf(stderr, "mcio-bench: out of memory for %" PRId64 " extents\n", l->cap);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        l->off = off2, l->len = len2;
+    }
+    l->off[l->n] = off;
+    l->len[l->n++] = len;
+}
+
+static void layout_free(layout *l)
+{
+    free(l->off);
+    free(l->len);
+}
+
+static void build_contiguous(const opts *o, int rank, int nprocs, layout *l)
+{
+    (void)nprocs;
+    layout_push(l, rank * o->size, o->size);
+}
+
+static void build_ior(const opts *o, int rank, int nprocs, layout *l)
+{
+    int64_t t = o->transfer, segments = o->size / o->transfer;
+    for (int64_t s = 0; s < segments; s++)
+        layout_push(l, (s * nprocs + rank) * t, t);
+}
+
+/* The local block is n x n x n2 ints, n = cube root of the ints in --size and the last
+ * dimension taking the rest, so a rank holds close to --size bytes whatever the grid. */
+static void build_coll_perf(const opts *o, int rank, int nprocs, layout *l)
+{
+    int dims[3] = {0, 0, 0};
+    MPI_Dims_create(nprocs, 3, dims);
+    int64_t e = o->size / COLL_PERF_ELEM, n = (int64_t)cbrt((double)e);
+    while ((n + 1) * (n + 1) * (n + 1) <= e)
+        n++;
+    while (n > 1 && n * n * n > e)
+        n--;
+    int64_t n2 = e / (n * n);
+    int64_t c0 = rank / (dims[1] * dims[2]), c1 = rank / dims[2] % dims[1], c2 = rank % dims[2];
+    int64_t g1 = dims[1] * n, g2 = dims[2] * n2; /* global sizes of the two inner dimensions */
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < n; j++)
+            layout_push(l, COLL_PERF_ELEM * (((c0 * n + i) * g1 + c1 * n + j) * g2 + c2 * n2),
+                        COLL_PERF_ELEM * n2);
+}
+
+static void build_hacc_aos(const opts *o, int rank, int nprocs, layout *l)
+{
+    (void)nprocs;
+    int64_t np = o->size / HACC_PARTICLE;
+    layout_push(l, rank * np * HACC_PARTICLE, np * HACC_PARTICLE);
+}
+
+static void build_hacc_soa(const opts *o, int rank, int nprocs, layout *l)
+{
+    static const int field[9] = {4, 4, 4, 4, 4, 4, 4, 8, 2};
+    int64_t np = o->size / HACC_PARTICLE, base = 0;
+    for (int f = 0; f < 9; f++) {
+        layout_push(l, base + rank * np * field[f], np * field[f]);
+        base += nprocs * np * field[f];
+    }
+}
+
+/* Every rank draws the same global sequence (same seed) and keeps its own extents: the file is
+ * walked from offset 0, each extent going to a random rank with bytes left, lengths
+ * log-uniform from 1 byte to 64 KiB, and now and then a hole that nobody names. */
+static void build_random(const opts *o, int rank, int nprocs, layout *l)
+{
+    uint64_t s = o->seed;
+    int64_t *left = xmalloc((size_t)nprocs * sizeof(int64_t)), remaining = 0, pos = 0;
+    for (int r = 0; r < nprocs; r++)
+        remaining += left[r] = (int64_t)(splitmix64(&s) % (uint64_t)(o->random_max + 1));
+    while (remaining > 0) {
+        uint64_t x = splitmix64(&s), y = splitmix64(&s);
+        if (x % 4 == 0)
+            pos += (int64_t)((x >> 2) % 4096);
+        int r = (int)((x >> 16) % (uint64_t)nprocs);
+        while (left[r] == 0)
+            r = (r + 1) % nprocs;
+        int64_t len = 1 + (int64_t)((y >> 5) % (1ull << (y % 17)));
+        len = len < left[r] ? len : left[r];
+        if (r == rank)
+            layout_push(l, pos, len);
+        left[r] -= len, remaining -= len, pos += len;
+    }
+    free(left);
+}
+
+static const pattern patterns[] = {
+    {.name = "contiguous", .build = build_contiguous, .min_size = 1},
+    {.name = "ior", .build = build_ior, .min_size = 1},
+    {.name = "coll_perf", .build = build_coll_perf, .min_size = COLL_PERF_ELEM},
+    {.name = "hacc-aos", .build = build_hacc_aos, .min_size = HACC_PARTICLE},
+    {.name = "hacc-soa", .build = build_hacc_soa, .min_size = HACC_PARTICLE},
+    {.name = "random", .build = build_random, .min_size = 0},
+};
+#define NPATTERNS ((int)(sizeof patterns / sizeof patterns[0]))
+
+/* ---- Argument parsing: every rank parses the same argv and reaches the same verdict, so a
+ * bad argument ends every rank without any communication that could hang. ---- */
+
+/* The options that take a value; the others are --help, --persistent and --keep. */
+static const char *const valued[] = {"--pattern", "--size", "--transfer", "--random-max", "--seed",
+                                     "--engine", "--hint", "--reps", "--dir", "--json"};
+
+/* Formats the message of a bad argument and returns parse_args' verdict for it. */
+static int bad(char *msg, size_t msglen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msglen, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
+/* Returns 0 to run, 1 for --help, 2 for a bad argument (message in msg). */
+static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
+{
+    *o = (opts){.size = 16 << 20, .transfer = -1, .random_max = 2 << 20, .seed = 1,
+                .use = {1, 1}, .reps = 3, .dir = "/tmp"};
+    const char *plist = "ior";
+    o->hint_key = xmalloc((size_t)argc * sizeof(char *));
+    o->hint_val = xmalloc((size_t)argc * sizeof(char *));
+    for (int i = 1; i < argc; i++) {
+        char *arg = argv[i], *val = NULL, *eq = NULL;
+        if (strncmp(arg, "--", 2) == 0 && (eq = strchr(arg, '=')) != NULL)
+            *eq = '\0', val = eq + 1; /* --size=16m as well as --size 16m */
+        int takes = 0;
+        for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
+            takes |= !strcmp(arg, valued[k]);
+        int flag = !strcmp(arg, "--help") || !strcmp(arg, "--persistent") || !strcmp(arg, "--keep");
+        if (!takes && (!flag || val))
+            return bad(msg, msglen, "unknown argument '%s%s%s' (see --help)", arg,
+                       val ? "=" : "", val ? val : "");
+        if (takes && !val && i + 1 >= argc)
+            return bad(msg, msglen, "%s needs a value (see --help)", arg);
+        if (takes && !val)
+            val = argv[++i];
+        int64_t num = 0;
+        int is_num = takes && parse_bytes(val, &num) == 0;
+        if (!strcmp(arg, "--help")) {
+            return 1;
+        } else if (!strcmp(arg, "--persistent")) {
+            o->persistent = 1;
+        } else if (!strcmp(arg, "--keep")) {
+            o->keep = 1;
+        } else if (!strcmp(arg, "--pattern")) {
+            plist = val;
+        } else if (!strcmp(arg, "--dir")) {
+            o->dir = val;
+        } else if (!strcmp(arg, "--json")) {
+            o->json = val;
+        } else if (!strcmp(arg, "--engine")) {
+            o->use[0] = !strcmp(val, "native") || !strcmp(val, "both");
+            o->use[1] = !strcmp(val, "mcio") || !strcmp(val, "both");
+            if (!o->use[0] && !o->use[1])
+                return bad(msg, msglen, "--engine: '%s' is not native, mcio or both", val);
+        } else if (!strcmp(arg, "--hint")) {
+            char *sep = strchr(val, '=');
+            if (!sep || sep == val)
+                return bad(msg, msglen, "--hint: '%s' is not KEY=VALUE", val);
+            *sep = '\0';
+            o->hint_key[o->nhints] = val;
+            o->hint_val[o->nhints++] = sep + 1;
+        } else if (!strcmp(arg, "--reps")) {
+            if (!is_num || num < 1 || num > 100000 || strpbrk(val, "kKmMgG"))
+                return bad(msg, msglen, "--reps: '%s' is not a count from 1 to 100000", val);
+            o->reps = (int)num;
+        } else { /* byte counts; only --seed and --random-max may be 0 */
+            int may_be_zero = !strcmp(arg, "--seed") || !strcmp(arg, "--random-max");
+            if (!is_num || (num == 0 && !may_be_zero))
+                return bad(msg, msglen, "%s: '%s' is not a %sbyte count (e.g. 4096, 64k, 16m, 1g)",
+                           arg, val, may_be_zero ? "" : "positive ");
+            if (!strcmp(arg, "--seed"))
+                o->seed = (uint64_t)num;
+            else if (!strcmp(arg, "--size"))
+                o->size = num;
+            else if (!strcmp(arg, "--transfer"))
+                o->transfer = num;
+            else
+                o->random_max = num;
+        }
+    }
+    if (o->transfer < 0) /* not given: IOR's favourite, or the whole block if that is smaller */
+        o->transfer = o->size < (256 << 10) ? o->size : (256 << 10);
+    /* The pattern list: names separated by commas, checked against the table. */
+    for (const char *p = plist; *p;) {
+        size_t n = strcspn(p, ",");
+        int found = -1;
+        for (int k = 0; k < NPATTERNS; k++)
+            if (strlen(patterns[k].name) == n && !strncmp(p, patterns[k].name, n))
+                found = k;
+        if (found < 0)
+            return bad(msg, msglen, "--pattern: unknown pattern '%.*s' (contiguous, ior, "
+                       "coll_perf, hacc-aos, hacc-soa, random)", (int)n, p);
+        if (o->npatterns == MAX_PATTERNS)
+            return bad(msg, msglen, "--pattern: more than %d patterns", MAX_PATTERNS);
+        o->pattern[o->npatterns++] = found;
+        p += n + (p[n] == ',');
+    }
+    for (int k = 0; k < o->npatterns; k++) {
+        const pattern *pt = &patterns[o->pattern[k]];
+        if (o->size < pt->min_size)
+            return bad(msg, msglen, "--size %" PRId64 " is too small for %s (at least %" PRId64
+                       ")", o->size, pt->name, pt->min_size);
+        if (pt->build == build_ior && o->transfer > o->size)
+            return bad(msg, msglen, "--transfer %" PRId64 " is larger than --size %" PRId64,
+                       o->transfer, o->size);
+    }
+    if (o->npatterns == 0)
+        return bad(msg, msglen, "--pattern: the list is empty");
+    return 0;
+}
+
+/* ---- Data and checks ---- */
+
+/* The expected bytes: each 8-byte-aligned word of the file is a hash of its index and key. */
+static void fill_expected(const layout *l, uint64_t key, unsigned char *buf)
+{
+    for (int64_t i = 0; i < l->n; i++) {
+        for (int64_t off = l->off[i], end = off + l->len[i]; off < end;) {
+            uint64_t state = ((uint64_t)off >> 3) ^ key, v = splitmix64(&state);
+            int64_t stop = (off | 7) + 1 < end ? (off | 7) + 1 : end;
+            for (; off < stop; off++)
+                *buf++ = (unsigned char)(v >> (8 * (off & 7)));
+        }
+    }
+}
+
+/* Every byte differs from the expected one, so a byte nobody fills cannot pass by luck. */
+static void poison(unsigned char *buf, const unsigned char *want, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        buf[i] = (unsigned char)~want[i];
+}
+
+/* Compares got with want (both packed in extent order); names the first bad byte. */
+static int check_bytes(const layout *l, const unsigned char *got, const unsigned char *want,
+                       int rank, const char *what)
+{
+    for (int64_t i = 0, at = 0; i < l->n; at += l->len[i++]) {
+        if (memcmp(got + at, want + at, (size_t)l->len[i]) == 0)
+            continue;
+        int64_t k = 0;
+        while (got[at + k] == want[at + k])
+            k++;
+        fprintf(stderr, "mcio-bench: rank %d: %s: file offset %" PRId64 " holds 0x%02x, expected "
+                "0x%02x\n", rank, what, l->off[i] + k, got[at + k], want[at + k]);
+        return 0;
+    }
+    return 1;
+}
+
+/* This rank's extents as the file holds them, read with POSIX pread: the engine cannot vouch
+ * for its own writes. Bytes past the end of the file keep what buf held. */
+static int pread_extents(const char *path, const layout *l, unsigned char *buf, int rank)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        fprintf(stderr, "mcio-bench: rank %d: open %s: %s\n", rank, path, strerror(errno));
+        return 0;
+    }
+    int ok = 1;
+    for (int64_t i = 0; ok && i < l->n; buf += l->len[i++]) {
+        ssize_t got = 1; /* 0 at the end of a short file: the comparison names what is missing */
+        for (int64_t done = 0; done < l->len[i] && got > 0; done += got)
+            got = pread(fd, buf + done, (size_t)(l->len[i] - done), l->off[i] + done);
+        if (got < 0) {
+            fprintf(stderr, "mcio-bench: rank %d: pread %s: %s\n", rank, path, strerror(errno));
+            ok = 0;
+        }
+    }
+    close(fd);
+    return ok;
+}
+
+/* ---- Engines: one table of operations each, so that one loop times and checks them all ---- */
+
+typedef struct bench_file {
+    const layout *l;
+    int persistent;
+    MPI_File mf;
+    MPI_Datatype ftype;
+    mcio_file fh;
+    mcio_plan plan;
+    char err[MPI_MAX_ERROR_STRING + 64];
+} bench_file;
+
+typedef struct engine {
+    const char *name;
+    int mcio_hints; /* whether mcio_* hints go into its MPI_Info */
+    int (*open)(bench_file *f, const char *path, MPI_Info info);
+    int (*io)(bench_file *f, int write, void *buf); /* the collective call that is timed */
+    void (*stats)(bench_file *f, mcio_stats *s);    /* NULL: the engine tells nothing */
+    int (*close)(bench_file *f);
+} engine;
+
+static int engine_native_status(bench_file *f, const char *what, int err)
+{
+    if (err == MPI_SUCCESS)
+        return 0;
+    char s[MPI_MAX_ERROR_STRING];
+    int n = 0;
+    MPI_Error_string(err, s, &n);
+    snprintf(f->err, sizeof f->err, "%s: %s", what, s);
+    return 1;
+}
+
+static int engine_native_open(bench_file *f, const char *path, MPI_Info info)
+{
+    const layout *l = f->l;
+    int *blocklens = xmalloc((size_t)l->n * sizeof(int));
+    MPI_Aint *displs = xmalloc((size_t)l->n * sizeof(MPI_Aint));
+    for (int64_t i = 0; i < l->n; i++) {
+        blocklens[i] = (int)l->len[i]; /* main() keeps each rank under 2 GiB */
+        displs[i] = (MPI_Aint)l->off[i];
+    }
+    /* A rank with nothing to access views the file as plain bytes: ROMIO 3.2.1 (Open MPI's
+     * romio321) crashes in MPI_File_close on a view whose filetype has no blocks. */
+    if (l->n > 0)
+        MPI_Type_create_hindexed((int)l->n, blocklens, displs, MPI_BYTE, &f->ftype);
+    else
+        MPI_Type_dup(MPI_BYTE, &f->ftype);
+    MPI_Type_commit(&f->ftype);
+    free(blocklens);
+    free(displs);
+    int err = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &f->mf);
+    if (engine_native_status(f, "MPI_File_open", err))
+        return 1;
+    err = MPI_File_set_view(f->mf, 0, MPI_BYTE, f->ftype, "native", info);
+    return engine_native_status(f, "MPI_File_set_view", err);
+}
+
+static int engine_native_io(bench_file *f, int write, void *buf)
+{
+    MPI_Status status;
+    /* The last call left the individual file pointer after the view's data; the seek is local
+     * and costs nothing next to the collective call. */
+    int err = MPI_File_seek(f->mf, 0, MPI_SEEK_SET);
+    if (err == MPI_SUCCESS)
+        err = write ? MPI_File_write_all(f->mf, buf, (int)f->l->bytes, MPI_BYTE, &status)
+                    : MPI_File_read_all(f->mf, buf, (int)f->l->bytes, MPI_BYTE, &status);
+    return engine_native_status(f, write ? "MPI_File_write_all" : "MPI_File_read_all", err);
+}
+
+static int engine_native_close(bench_file *f)
+{
+    int err = f->mf != MPI_FILE_NULL ? MPI_File_close(&f->mf) : MPI_SUCCESS;
+    if (f->ftype != MPI_DATATYPE_NULL)
+        MPI_Type_free(&f->ftype);
+    return engine_native_status(f, "MPI_File_close", err);
+}
+
+static int engine_mcio_status(bench_file *f, const char *what, int rc)
+{
+    if (rc == MCIO_SUCCESS)
+        return 0;
+    const char *detail = mcio_error_message(); /* already starts with the generic message */
+    snprintf(f->err, sizeof f->err, "%s: %s", what, *detail ? detail : mcio_strerror(rc));
+    return 1;
+}
+
+static int engine_mcio_open(bench_file *f, const char *path, MPI_Info info)
+{
+    int rc = mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &f->fh);
+    if (engine_mcio_status(f, "mcio_file_open", rc) || !f->persistent)
+        return rc != MCIO_SUCCESS;
+    rc = mcio_plan_create(f->fh, f->l->n, f->l->off, f->l->len, &f->plan);
+    return engine_mcio_status(f, "mcio_plan_create", rc);
+}
+
+static int engine_mcio_io(bench_file *f, int write, void *buf)
+{
+    const layout *l = f->l;
+    int rc;
+    if (f->plan)
+        rc = write ? mcio_plan_write(f->plan, buf) : mcio_plan_read(f->plan, buf);
+    else
+        rc = write ? mcio_write_at_all(f->fh, l->n, l->off, l->len, buf)
+                   : mcio_read_at_all(f->fh, l->n, l->off, l->len, buf);
+    return engine_mcio_status(f, write ? "mcio write" : "mcio read", rc);
+}
+
+static void engine_mcio_stats(bench_file *f, mcio_stats *s)
+{
+    mcio_file_get_stats(f->fh, s);
+}
+
+static int engine_mcio_close(bench_file *f)
+{
+    int rc = f->plan ? mcio_plan_free(&f->plan) : MCIO_SUCCESS;
+    if (rc == MCIO_SUCCESS && f->fh)
+        rc = mcio_file_close(&f->fh);
+    return engine_mcio_status(f, "mcio_file_close", rc);
+}
+
+static const engine engines[] = {
+    {.name = "native", .mcio_hints = 0, .open = engine_native_open, .io = engine_native_io,
+     .stats = NULL, .close = engine_native_close},
+    {.name = "mcio", .mcio_hints = 1, .open = engine_mcio_open, .io = engine_mcio_io,
+     .stats = engine_mcio_stats, .close = engine_mcio_close},
+};
+
+/* ---- Running a case ---- */
+
+typedef struct result {
+    const char *pattern;
+    const engine *eng;
+    int ranks, reps, verified, have_stats, persistent;
+    int64_t bytes, extents; /* summed over ranks */
+    double *bw[2];          /* [write, read][rep] MiB/s */
+    double median[2];
+    mcio_stats *st[2];      /* [write, read][rep]: what the engine said of each call */
+} result;
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+    double *s = xmalloc((size_t)n * sizeof(double));
+    memcpy(s, v, (size_t)n * sizeof(double));
+    qsort(s, (size_t)n, sizeof *s, by_value);
+    double m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+    free(s);
+    return m;
+}
+
+/* Agrees on whether any rank failed (a collective error need not strike every rank) and
+ * returns the lowest rank that did, or -1; only that rank prints its message, so that an error
+ * every rank shares is printed once. */
+static int first_failed(int failed, const bench_file *f)
+{
+    int rank, nprocs, first;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    int mine = failed ? rank : nprocs;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == rank)
+        fprintf(stderr, "mcio-bench: rank %d: %s\n", rank, f->err);
+    return first < nprocs ? first : -1;
+}
+
+/* One timed collective call. The allreduce of the times also tells every rank that all of
+ * them have returned, so the file holds every aggregator's data before the pread check. */
+static double timed_call(const engine *e, bench_file *f, int write, void *buf, int *failed)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    int rc = e->io(f, write, buf);
+    double t = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *failed = first_failed(rc != 0, f) >= 0;
+    return t;
+}
+
+static MPI_Info make_info(const opts *o, int with_mcio_keys)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    for (int h = 0; h < o->nhints; h++)
+        if (with_mcio_keys || strncmp(o->hint_key[h], "mcio_", 5) != 0)
+            MPI_Info_set(info, o->hint_key[h], o->hint_val[h]);
+    return info;
+}
+
+/* One engine's case of the pattern being run: its file and its result. */
+typedef struct bench_case {
+    const engine *e;
+    int idx, open_failed;
+    char path[4096];
+    bench_file f;
+    result *r;
+} bench_case;
+
+/* One repetition of one case: write, check the file, read, check the buffer. */
+static void run_rep(const opts *o, bench_case *c, int rep, int ncases, unsigned char *wbuf,
+                    unsigned char *rbuf)
+{
+    const layout *l = c->f.l;
+    result *r = c->r;
+    int rank, failed[2];
+    double t[2];
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    uint64_t key_state = o->seed ^ ((uint64_t)c->idx << 32) ^ (uint64_t)rep;
+    fill_expected(l, splitmix64(&key_state), wbuf);
+    t[0] = timed_call(c->e, &c->f, 1, wbuf, &failed[0]);
+    poison(rbuf, wbuf, l->bytes);
+    int ok = !failed[0] && pread_extents(c->path, l, rbuf, rank) &&
+             check_bytes(l, rbuf, wbuf, rank, "after the write, the file");
+    if (c->e->stats)
+        c->e->stats(&c->f, &r->st[0][rep]);
+    poison(rbuf, wbuf, l->bytes);
+    t[1] = timed_call(c->e, &c->f, 0, rbuf, &failed[1]);
+    ok = ok && !failed[1] && check_bytes(l, rbuf, wbuf, rank, "the read buffer");
+    if (c->e->stats)
+        c->e->stats(&c->f, &r->st[1][rep]);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    r->verified &= ok;
+    for (int w = 0; w < 2; w++)
+        r->bw[w][rep] = (double)r->bytes / MIB / (t[w] > 0 ? t[w] : 1e-9);
+    if (rank == 0)
+        fprintf(stderr, "[%d/%d] %s engine=%s rep %d/%d write %.1f MiB/s read %.1f MiB/s%s\n",
+                c->idx + 1, ncases, r->pattern, c->e->name, rep + 1, o->reps, r->bw[0][rep],
+                r->bw[1][rep], ok ? "" : "  VERIFICATION FAILED");
+}
+
+/* Runs one pattern through every chosen engine, filling res[0..] in engine order; returns how
+ * many. Both files stay open while the engines take turns (see the top of the file). */
+static int run_pattern(const opts *o, const char *pname, const layout *l, long pid, int idx0,
+                       int ncases, result *res)
+{
+    int rank, nprocs, nc = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    int64_t mine[2] = {l->bytes, l->n}, total[2];
+    MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    bench_case cs[2];
+    for (int e = 0; e < 2; e++) {
+        if (!o->use[e])
+            continue;
+        bench_case *c = &cs[nc];
+        *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
+                          .f = {.l = l, .persistent = o->persistent, .mf = MPI_FILE_NULL,
+                                .ftype = MPI_DATATYPE_NULL}};
+        snprintf(c->path, sizeof c->path, "%s/mcio-bench.%ld.%d.%s.%s", o->dir, pid, c->idx,
+                 pname, c->e->name);
+        *c->r = (result){.pattern = pname, .eng = c->e, .ranks = nprocs, .reps = o->reps,
+                         .verified = 1, .bytes = total[0], .extents = total[1],
+                         .have_stats = c->e->stats != NULL};
+        for (int w = 0; w < 2; w++) {
+            c->r->bw[w] = xmalloc((size_t)o->reps * sizeof(double));
+            c->r->st[w] = xmalloc((size_t)o->reps * sizeof(mcio_stats));
+        }
+        if (rank == 0)
+            unlink(c->path); /* MPI_MODE_CREATE keeps an old file's bytes; start from nothing */
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Info info = make_info(o, c->e->mcio_hints);
+        c->open_failed = c->e->open(&c->f, c->path, info);
+        MPI_Info_free(&info);
+        if (first_failed(c->open_failed, &c->f) >= 0)
+            c->r->verified = 0, c->r->reps = 0;
+        c->r->persistent = c->f.plan != MCIO_PLAN_NULL;
+        nc++;
+    }
+    unsigned char *wbuf = xmalloc((size_t)l->bytes), *rbuf = xmalloc((size_t)l->bytes);
+    for (int rep = 0; rep < o->reps; rep++)
+        for (int i = 0; i < nc; i++)
+            if (rep < cs[i].r->reps)
+                run_rep(o, &cs[i], rep, ncases, wbuf, rbuf);
+    for (int i = 0; i < nc; i++) {
+        bench_case *c = &cs[i];
+        if (!c->open_failed && c->e->close(&c->f) != 0)
+            fprintf(stderr, "mcio-bench: rank %d: %s\n", rank, c->f.err);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0 && !o->keep)
+            unlink(c->path);
+        for (int w = 0; w < 2 && c->r->reps > 0; w++)
+            c->r->median[w] = median(c->r->bw[w], c->r->reps);
+    }
+    free(wbuf);
+    free(rbuf);
+    return nc;
+}
+
+/* ---- Output (rank 0) ---- */
+
+/* The engine's ratio to native for the same pattern in this invocation; 0 when there is none. */
+static double ratio(const result *res, int nres, const result *r, int w)
+{
+    if (r->eng == &engines[0])
+        return 0;
+    for (int i = 0; i < nres; i++)
+        if (res[i].eng == &engines[0] && !strcmp(res[i].pattern, r->pattern) &&
+            res[i].reps > 0 && res[i].median[w] > 0)
+            return r->median[w] / res[i].median[w];
+    return 0;
+}
+
+static void fmt_bytes(char *out, size_t n, int64_t b)
+{
+    if (b >= (1 << 20))
+        snprintf(out, n, "%.1f MiB", (double)b / MIB);
+    else if (b >= 1024)
+        snprintf(out, n, "%.1f KiB", b / 1024.0);
+    else
+        snprintf(out, n, "%" PRId64 " B", b);
+}
+
+/* The columns not every record can fill, as text for the table (human) or the JSON, with
+ * `none` where there is nothing to say: native keeps no statistics and has no ratio to itself. */
+enum { C_AGGS, C_ROUNDS, C_MAXBUF, C_RATIO_W, C_RATIO_R, NCELLS };
+typedef char cells[NCELLS][32];
+
+static void optional_cells(const result *res, int nres, const result *r, int human,
+                           const char *none, cells c)
+{
+    for (int k = 0; k < NCELLS; k++)
+        snprintf(c[k], sizeof c[k], "%s", none);
+    if (r->have_stats && r->reps > 0) { /* every repetition's write has the same shape */
+        const mcio_stats *st = &r->st[0][r->reps - 1];
+        snprintf(c[C_AGGS], sizeof c[C_AGGS], "%d", st->aggregators);
+        snprintf(c[C_ROUNDS], sizeof c[C_ROUNDS], "%d", st->rounds);
+        if (human)
+            fmt_bytes(c[C_MAXBUF], sizeof c[C_MAXBUF], st->max_buffer_bytes);
+        else
+            snprintf(c[C_MAXBUF], sizeof c[C_MAXBUF], "%" PRId64, st->max_buffer_bytes);
+    }
+    for (int w = 0; w < 2; w++) {
+        double q = ratio(res, nres, r, w);
+        if (q > 0)
+            snprintf(c[C_RATIO_W + w], sizeof c[C_RATIO_W], human ? "%.2f" : "%.4f", q);
+    }
+}
+
+static void print_table(const opts *o, const result *res, int nres, const char *libversion)
+{
+    char lib[128];
+    snprintf(lib, sizeof lib, "%.*s", (int)strcspn(libversion, "\n,"), libversion);
+    for (char *t = lib; (t = strchr(t, '\t')) != NULL;) /* MPICH: "MPICH Version:\t4.0.2" */
+        *t = ' ';
+    printf("# mcio-bench: %d ranks, %s, reps %d%s", res[0].ranks, lib, o->reps,
+           o->persistent ? ", persistent plans" : "");
+    for (int h = 0; h < o->nhints; h++)
+        printf("%s%s=%s", h ? " " : ", hints: ", o->hint_key[h], o->hint_val[h]);
+    printf("\n%-10s %-6s %5s %11s %12s %12s %8s %8s %5s %6s %10s  %s\n", "pattern", "engine",
+           "ranks", "bytes", "write MiB/s", "read MiB/s", "w/native", "r/native", "aggs", "rounds",
+           "max buffer", "verified");
+    for (int i = 0; i < nres; i++) {
+        const result *r = &res[i];
+        char bytes[32];
+        cells c;
+        fmt_bytes(bytes, sizeof bytes, r->bytes);
+        optional_cells(res, nres, r, 1, "-", c);
+        printf("%-10s %-6s %5d %11s %12.1f %12.1f %8s %8s %5s %6s %10s  %s\n", r->pattern,
+               r->eng->name, r->ranks, bytes, r->median[0], r->median[1], c[C_RATIO_W],
+               c[C_RATIO_R], c[C_AGGS], c[C_ROUNDS], c[C_MAXBUF], r->verified ? "yes" : "NO");
+    }
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_numbers(FILE *f, const char *key, const double *v, int n)
+{
+    fprintf(f, ",\"%s\":[", key);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%.3f", i ? "," : "", v[i]);
+    fputc(']', f);
+}
+
+/* mcio's split of each call (slowest rank, seconds); the JSON gives medians over repetitions. */
+static const struct {
+    const char *name;
+    size_t at;
+} time_part[5] = {{"t_metadata", offsetof(mcio_stats, t_metadata)},
+                  {"t_plan", offsetof(mcio_stats, t_plan)},
+                  {"t_exchange", offsetof(mcio_stats, t_exchange)},
+                  {"t_io", offsetof(mcio_stats, t_io)},
+                  {"t_total", offsetof(mcio_stats, t_total)}};
+
+/* f was opened before the run, so that a bad --json path costs no measurement. */
+static int write_json(FILE *f, const opts *o, const result *res, int nres, const char *libversion)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    fprintf(f, "{\"machine\":{\"hostname\":");
+    json_string(f, host);
+    fprintf(f, ",\"mpi_library_version\":");
+    json_string(f, libversion);
+    fprintf(f, ",\"ranks\":%d},\n\"results\":[", res[0].ranks);
+    for (int i = 0; i < nres; i++) {
+        const result *r = &res[i];
+        cells c;
+        optional_cells(res, nres, r, 0, "null", c);
+        fprintf(f, "%s\n{\"pattern\":\"%s\",\"engine\":\"%s\",\"ranks\":%d,\"bytes\":%" PRId64
+                ",\"extents\":%" PRId64 ",\"persistent\":%s,\"write_mib_s\":%.3f,"
+                "\"read_mib_s\":%.3f", i ? "," : "", r->pattern, r->eng->name, r->ranks, r->bytes,
+                r->extents, r->persistent ? "true" : "false", r->median[0],
+                r->median[1]);
+        json_numbers(f, "write_reps", r->bw[0], r->reps);
+        json_numbers(f, "read_reps", r->bw[1], r->reps);
+        fprintf(f, ",\"verified\":%s,\"aggregators\":%s,\"rounds\":%s,\"max_buffer_bytes\":%s,"
+                "\"ratio_write_vs_native\":%s,\"ratio_read_vs_native\":%s,\"hints\":{",
+                r->verified ? "true" : "false", c[C_AGGS], c[C_ROUNDS], c[C_MAXBUF],
+                c[C_RATIO_W], c[C_RATIO_R]);
+        for (int h = 0, first = 1; h < o->nhints; h++) {
+            if (!r->eng->mcio_hints && !strncmp(o->hint_key[h], "mcio_", 5))
+                continue; /* what make_info withheld from this engine */
+            fprintf(f, "%s", first ? "" : ",");
+            json_string(f, o->hint_key[h]);
+            fputc(':', f);
+            json_string(f, o->hint_val[h]);
+            first = 0;
+        }
+        fprintf(f, "},\"mcio_times\":%s", r->have_stats ? "{" : "null");
+        double *v = xmalloc((size_t)r->reps * sizeof(double) + 1);
+        for (int w = 0; w < 2 && r->have_stats; w++) {
+            fprintf(f, "%s\"%s\":{", w ? "," : "", w ? "read" : "write");
+            for (int k = 0; k < 5; k++) {
+                for (int rep = 0; rep < r->reps; rep++)
+                    memcpy(&v[rep], (const char *)&r->st[w][rep] + time_part[k].at, sizeof *v);
+                fprintf(f, "%s\"%s\":%.6f", k ? "," : "", time_part[k].name, median(v, r->reps));
+            }
+            fputc('}', f);
+        }
+        free(v);
+        fprintf(f, "%s}", r->have_stats ? "}" : "");
+    }
+    fprintf(f, "\n]}\n");
+    return fclose(f) != 0;
+}
+
+/* Every pattern through every chosen engine, then the table and the JSON (rank 0). */
+static int run_all(const opts *o, layout *lay, FILE *json)
+{
+    int rank, status = 0, nres = 0, ncases = o->npatterns * (o->use[0] + o->use[1]), len = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    MPI_Get_library_version(libversion, &len);
+    long pid = (long)getpid(); /* rank 0's pid names the files, so concurrent runs never meet */
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    result *res = xmalloc((size_t)ncases * sizeof(result));
+    for (int p = 0; p < o->npatterns; p++)
+        nres += run_pattern(o, patterns[o->pattern[p]].name, &lay[p], pid, nres, ncases,
+                            &res[nres]);
+    for (int i = 0; i < nres; i++)
+        status |= !res[i].verified;
+    if (rank == 0) {
+        print_table(o, res, nres, libversion);
+        if (json && write_json(json, o, res, nres, libversion) != 0) {
+            fprintf(stderr, "mcio-bench: --json %s: %s\n", o->json, strerror(errno));
+            status = 1;
+        }
+    }
+    for (int i = 0; i < nres; i++)
+        for (int w = 0; w < 2; w++) {
+            free(res[i].bw[w]);
+            free(res[i].st[w]);
+        }
+    free(res);
+    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD); /* a failed --json counts everywhere */
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, nprocs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    opts o;
+    char msg[512] = "";
+    FILE *json = NULL;
+    layout *lay = NULL;
+    int verdict = parse_args(argc, argv, &o, msg, sizeof msg);
+    if (verdict == 0) {
+        /* What only the file system and the patterns can judge, before any measurement. */
+        lay = xmalloc((size_t)o.npatterns * sizeof(layout));
+        int64_t most[MAX_PATTERNS];
+        for (int p = 0; p < o.npatterns; p++) {
+            patterns[o.pattern[p]].build(&o, rank, nprocs, &lay[p]);
+            most[p] = lay[p].bytes;
+        }
+        MPI_Allreduce(MPI_IN_PLACE, most, o.npatterns, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+        int bad = 0;
+        for (int p = 0; p < o.npatterns && !bad; p++)
+            if ((bad = most[p] > INT_MAX)) /* the native engine passes them as one int count */
+                snprintf(msg, sizeof msg, "--size: %s gives a rank %" PRId64 " bytes, more than "
+                         "an MPI count holds (2 GiB - 1)", patterns[o.pattern[p]].name, most[p]);
+        if (rank == 0 && !bad && (bad = access(o.dir, W_OK | X_OK) != 0))
+            snprintf(msg, sizeof msg, "--dir %s: %s", o.dir, strerror(errno));
+        if (rank == 0 && !bad && o.json && (bad = !(json = fopen(o.json, "w"))))
+            snprintf(msg, sizeof msg, "--json %s: %s", o.json, strerror(errno));
+        MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0 alone judged the last two */
+        verdict = bad ? 2 : 0;
+    }
+    if (rank == 0 && verdict == 1)
+        fputs(usage, stdout);
+    if (rank == 0 && verdict == 2)
+        fprintf(stderr, "mcio-bench: %s\n", msg);
+    int status = verdict == 0 ? run_all(&o, lay, json) : verdict == 1 ? 0 : 2;
+    for (int p = 0; lay && p < o.npatterns; p++)
+        layout_free(&lay[p]);
+    free(lay);
+    free(o.hint_key);
+    free(o.hint_val);
+    MPI_Finalize();
+    return status;
+}

@@ -18,9 +18,11 @@ static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN]
             snprintf(detail, MCIO_DETAIL_LEN, "MCIO_HINTS=%s: %s", path, strerror(errno));
             return MCIO_ERR_HINT;
         }
-        char line[1024], where[MCIO_DETAIL_LEN / 2];
+        char *line = NULL, where[MCIO_DETAIL_LEN / 2];
+        size_t cap = 0;
         int lineno = 0, st = MCIO_SUCCESS;
-        while (st == MCIO_SUCCESS && fgets(line, sizeof line, f)) {
+        /* getline: a line of any length (a long comment) is one line, not several. */
+        while (st == MCIO_SUCCESS && getline(&line, &cap, f) >= 0) {
             char *key, *value;
             lineno++;
             snprintf(where, sizeof where, "%.100s:%d", path, lineno);
@@ -33,6 +35,7 @@ static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN]
                 st = mcio_hints_set(h, key, value, where, detail);
             }
         }
+        free(line);
         fclose(f);
         if (st != MCIO_SUCCESS)
             return st;
@@ -112,9 +115,13 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
                                      "amode: MPI_MODE_CREATE and MPI_MODE_EXCL need write access");
     if (st == MCIO_SUCCESS)
         st = read_hints(info, &f->hints, detail);
-    if (st == MCIO_SUCCESS && !(f->io = mcio_io_find(f->hints.io_backend)))
-        st = MCIO_ERR_HINT, snprintf(detail, sizeof detail, "hint mcio_io_backend: '%s' is not registered",
-                                     f->hints.io_backend);
+    if (st == MCIO_SUCCESS && !(f->io = mcio_io_find(f->hints.io_backend))) {
+        char known[128];
+        mcio_io_names(known, sizeof known);
+        st = MCIO_ERR_HINT;
+        snprintf(detail, sizeof detail, "hint mcio_io_backend: '%s' is not a backend (known: %s)",
+                 f->hints.io_backend, known);
+    }
     if (st == MCIO_SUCCESS && !(f->path = strdup(path)))
         st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
     if (st == MCIO_SUCCESS && f->rank == 0 && getenv("MCIO_STATS") && *getenv("MCIO_STATS") &&

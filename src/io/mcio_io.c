@@ -20,6 +20,14 @@ const mcio_io_backend *mcio_io_find(const char *name)
     return NULL;
 }
 
+void mcio_io_names(char *out, int outlen)
+{
+    int at = 0;
+    out[0] = '\0';
+    for (int i = 0; i < MCIO_IO_MAX_BACKENDS && registry[i] && at < outlen; i++)
+        at += snprintf(out + at, (size_t)(outlen - at), "%s%s", i ? ", " : "", registry[i]->name);
+}
+
 int mcio_io_register(const mcio_io_backend *backend)
 {
     if (mcio_io_find(backend->name))

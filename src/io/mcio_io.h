@@ -31,6 +31,9 @@ typedef struct mcio_io_backend {
 /* The backend registered under name, or NULL. */
 const mcio_io_backend *mcio_io_find(const char *name);
 
+/* The registered backends' names, ", "-separated, into out (for messages). */
+void mcio_io_names(char *out, int outlen);
+
 /*
  * Register an extra backend (tests use this for fault injection). Not thread-safe; call before
  * opening files. Returns 0, or MCIO_ERR_ARG when the table is full or the name is taken.

@@ -43,15 +43,18 @@ static int parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out)
     return 0;
 }
 
-static int one_of(const char *v, const char *const *choices)
+/* A backend name: lower-case letters, digits and '_', short enough to keep. Whether a backend of
+ * that name is registered is known only to the engine, which checks it when the file opens. */
+static int is_name(const char *v)
 {
-    for (int i = 0; choices[i]; i++)
-        if (strcmp(v, choices[i]) == 0)
-            return 1;
-    return 0;
+    size_t n = strlen(v);
+    if (n == 0 || n >= MCIO_NAME_LEN)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!islower((unsigned char)v[i]) && !isdigit((unsigned char)v[i]) && v[i] != '_')
+            return 0;
+    return 1;
 }
-
-static const char *const backends[] = {"mpiio", "posix", "null", NULL};
 
 int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char *where,
                    char detail[MCIO_DETAIL_LEN])
@@ -83,9 +86,10 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
         }
         snprintf(h->strategy, sizeof h->strategy, "%s", value);
     } else if (strcmp(key, "mcio_io_backend") == 0) {
-        if (!one_of(value, backends)) {
+        if (!is_name(value)) {
             snprintf(detail, MCIO_DETAIL_LEN,
-                     "hint mcio_io_backend (%s): '%s' is not a backend (known: mpiio, posix, null)",
+                     "hint mcio_io_backend (%s): '%s' is not a backend name (lower-case letters, "
+                     "digits, '_')",
                      where, value);
             return MCIO_ERR_HINT;
         }

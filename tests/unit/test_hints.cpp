@@ -161,7 +161,11 @@ const BadCase bad_cases[] = {
     {"StrategyUnknown", "mcio_strategy", "nosuch"},
     {"StrategyEmpty", "mcio_strategy", ""},
     {"StrategyCase", "mcio_strategy", "ROMIO"},
-    {"BackendUnknown", "mcio_io_backend", "stdio"},
+    /* An unregistered but well-formed name ("tape") is refused at open: tests/mpi/mpi_errors.c. */
+    {"BackendNotAName", "mcio_io_backend", "std io"},
+    {"BackendEmpty", "mcio_io_backend", ""},
+    {"BackendUpperCase", "mcio_io_backend", "POSIX"},
+    {"BackendTooLong", "mcio_io_backend", "a_backend_name_far_longer_than_any_kept"},
     {"UnknownMcioKey", "mcio_bogus", "xyz"},
     {"UnknownMcioKeyNamedLikeRomios", "mcio_cb_nodes", "4"},
 };

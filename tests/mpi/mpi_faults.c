@@ -1,0 +1,337 @@
+/*
+ * File errors must come back as errors, the same on every rank, never as success; and the
+ * partial transfers and interruptions that are not errors must not become errors.
+ *
+ *   fault backend  registered here with mcio_io_register(): mcio_io_posix underneath, with
+ *                  injected short writes and reads, -EINTR, 0-byte writes, and -errno after N
+ *                  bytes, on every rank or on one
+ *     retries      short transfers and EINTR everywhere, on writes, reads and the
+ *                  read-modify-write of holes: the call succeeds and every byte is right
+ *     errors       EIO after N bytes on the last aggregator; ENOSPC, EDQUOT, EFBIG on the
+ *                  first; a 0-byte write; EIO on a read; EIO on the read of a read-modify-write;
+ *                  EIO from sync. Each gives MCIO_ERR_IO / _NOSPACE / _FBIG on every rank, with
+ *                  a message naming the failing rank and the file, and the handle keeps working
+ *   ENOSPC         the posix and mpiio backends writing to /dev/full
+ *   EFBIG          RLIMIT_FSIZE below the data, SIGXFSZ ignored, posix backend
+ */
+#include <signal.h>
+#include <sys/resource.h>
+
+#include "mcio_io.h"
+#include "mcio_test.h"
+
+/* What to inject; set by the test before each call, the same way on every rank. */
+static struct {
+    int short_every;    /* every k-th pwrite/pread moves only part of what was asked */
+    int eintr_every;    /* every k-th pwrite/pread returns -EINTR having moved nothing */
+    int zero_write;     /* pwrite returns 0 */
+    int fail_rank;      /* the rank that fails (-1: all) */
+    int fail_errno;     /* 0: none */
+    int fail_reads;     /* the failure hits pread instead of pwrite */
+    int64_t fail_after; /* bytes moved before the failure */
+    int sync_errno;
+    /* What happened, to make sure the faults were really injected: [0] writes, [1] reads. */
+    int64_t moved, calls[2], shorts[2], eintrs[2], failures;
+} fault;
+
+static void fault_reset(void)
+{
+    memset(&fault, 0, sizeof fault);
+    fault.fail_rank = -1;
+}
+
+static int fault_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, void **state,
+                      int *can_read, char detail[MCIO_DETAIL_LEN])
+{
+    return mcio_io_posix.open(comm, path, amode, info, state, can_read, detail);
+}
+
+static int fault_close(void *state, char detail[MCIO_DETAIL_LEN])
+{
+    return mcio_io_posix.close(state, detail);
+}
+
+/* Shared by pwrite and pread: returns the length to move, or a negative errno to return. */
+static int64_t fault_decide(int64_t len, int is_read)
+{
+    int64_t call = ++fault.calls[is_read];
+    if (fault.eintr_every && call % fault.eintr_every == 0) {
+        fault.eintrs[is_read]++;
+        return -EINTR;
+    }
+    if (fault.fail_errno && fault.fail_reads == is_read &&
+        (fault.fail_rank < 0 || fault.fail_rank == mt.rank) &&
+        fault.moved + len > fault.fail_after) {
+        int64_t room = fault.fail_after - fault.moved;
+        if (room > 0)
+            return room; /* up to the limit, then fail on the next call */
+        fault.failures++;
+        return -fault.fail_errno;
+    }
+    if (!is_read && fault.zero_write) {
+        fault.failures++;
+        return 0;
+    }
+    if (fault.short_every && call % fault.short_every == 0 && len > 1) {
+        fault.shorts[is_read]++;
+        return 1 + (int64_t)((uint64_t)call % (uint64_t)(len - 1)); /* 1 .. len-1 bytes */
+    }
+    return len;
+}
+
+static int64_t fault_pwrite(void *state, const void *buf, int64_t len, int64_t off)
+{
+    int64_t n = fault_decide(len, 0);
+    if (n <= 0)
+        return n;
+    n = mcio_io_posix.pwrite(state, buf, n, off);
+    if (n > 0)
+        fault.moved += n;
+    return n;
+}
+
+static int64_t fault_pread(void *state, void *buf, int64_t len, int64_t off)
+{
+    int64_t n = fault_decide(len, 1);
+    if (n <= 0)
+        return n;
+    n = mcio_io_posix.pread(state, buf, n, off);
+    if (n > 0)
+        fault.moved += n;
+    return n;
+}
+
+static int fault_sync(void *state)
+{
+    if (fault.sync_errno && (fault.fail_rank < 0 || fault.fail_rank == mt.rank))
+        return -fault.sync_errno;
+    return mcio_io_posix.sync(state);
+}
+
+static const mcio_io_backend fault_backend = {
+    .name = "fault",
+    .open = fault_open,
+    .close = fault_close,
+    .pwrite = fault_pwrite,
+    .pread = fault_pread,
+    .sync = fault_sync,
+};
+
+static int64_t per_rank;
+
+/* Interleaved pieces with small holes: every rank in every aggregator's domain. */
+static void gen(int r, int n, mt_extents *e)
+{
+    memset(e, 0, sizeof *e);
+    const int64_t piece = 500, pieces = per_rank / piece;
+    for (int64_t i = 0; i < pieces; i++)
+        mt_ext_push(e, 32 + (i * n + r) * piece, piece - 1 - (i % 5));
+}
+
+static int64_t sum_over_ranks(int64_t x)
+{
+    MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    return x;
+}
+
+/*
+ * The fault-backend tests share one file: rewritten with generation gen after each error, so
+ * that the handle is shown to work and the file to hold exactly the last good write.
+ */
+static void test_fault_backend(void)
+{
+    int n = mt.nprocs, me = mt.rank, last = n - 1;
+    char path[512], tag[32];
+    mt.ctx = "fault/retries";
+    mt_path(path, sizeof path, "fault");
+    mt_extents *all = calloc((size_t)n, sizeof *all);
+    for (int r = 0; r < n; r++)
+        gen(r, n, &all[r]);
+    const mt_extents *e = &all[me];
+    int64_t size = mt_ext_end(&all[last]) + 700, bytes = mt_ext_bytes(e);
+    mt_prefill(path, size);
+
+    /* Every rank an aggregator, each round a fraction of a domain. */
+    char nodes[16], bufsize[32];
+    snprintf(nodes, sizeof nodes, "%d", n);
+    snprintf(bufsize, sizeof bufsize, "%" PRId64, per_rank / 3 + 11);
+    MPI_Info info =
+        mt_info("mcio_io_backend", "fault", "cb_nodes", nodes, "cb_buffer_size", bufsize, NULL);
+    mcio_file fh;
+    fault_reset();
+    if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh)) != MCIO_SUCCESS) {
+        mt_info_free(&info);
+        return;
+    }
+    mcio_stats s;
+    uint8_t *got = mt_malloc((size_t)bytes);
+
+    /* Short transfers and EINTR everywhere: success, and every byte right. */
+    unsigned gen_ok = 1;
+    uint8_t *buf = mt_pack(e, gen_ok);
+    fault.short_every = 2;
+    fault.eintr_every = 3;
+    CHECK_OK(mcio_write_at_all(fh, e->n, e->off, e->len, buf));
+    CHECK_OK(mcio_file_get_stats(fh, &s));
+    CHECKF(s.aggregators == n, "%d aggregators, expected %d", s.aggregators, n);
+    CHECKF(s.rounds > 1, "%d rounds", s.rounds);
+    memset(got, 0, (size_t)bytes);
+    if (CHECK_OK(mcio_read_at_all(fh, e->n, e->off, e->len, got)) == MCIO_SUCCESS)
+        MT_COMPARE(got, buf, bytes, 0, "read back through short reads and EINTR");
+    MT_VERIFY_MCIO(fh, size, all, n, gen_ok);
+    for (int rd = 0; rd < 2; rd++) {
+        int64_t shorts = sum_over_ranks(fault.shorts[rd]),
+                eintrs = sum_over_ranks(fault.eintrs[rd]);
+        CHECKF(shorts > 0 && eintrs > 0,
+               "%s: faults not injected (%" PRId64 " short, %" PRId64 " EINTR)",
+               rd ? "reads" : "writes", shorts, eintrs);
+    }
+    fault_reset();
+    MPI_Barrier(MPI_COMM_WORLD); /* written before anyone looks */
+    MT_VERIFY_FILE(path, size, all, n, gen_ok);
+    free(buf);
+
+    /* Errors: each on every rank, then a clean write to show the handle still works. */
+    static const struct {
+        const char *name;
+        int err, reads, zero, on_last, status;
+        int64_t after;
+        const char *says;
+    } cases[] = {
+        {"EIO after 1000 bytes, last rank", EIO, 0, 0, 1, MCIO_ERR_IO, 1000, "Input/output error"},
+        {"ENOSPC, first rank", ENOSPC, 0, 0, 0, MCIO_ERR_NOSPACE, 0, "No space left"},
+        {"EDQUOT, first rank", EDQUOT, 0, 0, 0, MCIO_ERR_NOSPACE, 10, "quota"},
+        {"EFBIG, last rank", EFBIG, 0, 0, 1, MCIO_ERR_FBIG, 0, "too large"},
+        {"0-byte write, first rank", 0, 0, 1, 0, MCIO_ERR_IO, 0, "short write"},
+        {"EIO on read-modify-write, last rank", EIO, 1, 0, 1, MCIO_ERR_IO, 0, "Input/output error"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        mt.ctx = cases[c].name;
+        fault_reset();
+        fault.fail_errno = cases[c].err;
+        fault.fail_reads = cases[c].reads;
+        fault.zero_write = cases[c].zero && me == 0;
+        fault.fail_rank = cases[c].on_last ? last : 0;
+        fault.fail_after = cases[c].after;
+        fault.short_every = 4;
+        buf = mt_pack(e, 50 + (unsigned)c);
+        MT_CHECK_ERROR(mcio_write_at_all(fh, e->n, e->off, e->len, buf), cases[c].status,
+                       cases[c].says, path, mt_rank_tag(tag, cases[c].on_last ? last : 0));
+        CHECKF(sum_over_ranks(fault.failures) > 0, "the fault was never hit");
+        free(buf);
+        /* The handle still works: a clean write, then the file holds it, all of it. */
+        fault_reset();
+        gen_ok = 100 + (unsigned)c;
+        buf = mt_pack(e, gen_ok);
+        CHECK_OK(mcio_write_at_all(fh, e->n, e->off, e->len, buf));
+        MPI_Barrier(MPI_COMM_WORLD);
+        MT_VERIFY_FILE(path, size, all, n, gen_ok);
+        free(buf);
+    }
+
+    /* EIO on a read, on the last rank: an error everywhere, and the data is still there. */
+    mt.ctx = "EIO on read";
+    fault_reset();
+    fault.fail_errno = EIO;
+    fault.fail_reads = 1;
+    fault.fail_rank = last;
+    fault.fail_after = 300;
+    MT_CHECK_ERROR(mcio_read_at_all(fh, e->n, e->off, e->len, got), MCIO_ERR_IO,
+                   "Input/output error", "read", path, mt_rank_tag(tag, last));
+    fault_reset();
+    MT_VERIFY_MCIO(fh, size, all, n, gen_ok);
+
+    /* sync failing on one rank. */
+    mt.ctx = "EIO on sync";
+    fault.sync_errno = EIO;
+    fault.fail_rank = last;
+    MT_CHECK_ERROR(mcio_file_sync(fh), MCIO_ERR_IO, "sync", path, mt_rank_tag(tag, last));
+    fault_reset();
+    CHECK_OK(mcio_file_sync(fh));
+
+    CHECK_OK(mcio_file_close(&fh));
+    MT_VERIFY_FILE(path, size, all, n, gen_ok);
+    mt_remove(path);
+    mt_info_free(&info);
+    free(got);
+    for (int r = 0; r < n; r++)
+        mt_ext_free(&all[r]);
+    free(all);
+    mt.ctx = NULL;
+}
+
+/*
+ * Writing to /dev/full: ENOSPC from every write. want_alt: a second status accepted, for the
+ * mpiio backend, where the MPI library decides what mcio can know: MPICH 4.0's ROMIO reports
+ * ENOSPC as class MPI_ERR_IO ("Other I/O error No space left on device"), and Open MPI 4.1's
+ * OMPIO returns MPI_SUCCESS with a count of 0 (which mcio must still turn into an error).
+ */
+static void test_dev_full(const char *backend, int want, int want_alt)
+{
+    char ctx[64];
+    snprintf(ctx, sizeof ctx, "/dev/full %s", backend);
+    mt.ctx = ctx;
+    MPI_Info info = mt_info("mcio_io_backend", backend, "cb_nodes", "2", NULL);
+    mcio_file fh;
+    if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY, info, &fh)) ==
+        MCIO_SUCCESS) {
+        int64_t off = 4096 * (int64_t)mt.rank, len = 4096;
+        uint8_t buf[4096];
+        memset(buf, 0x5A, sizeof buf);
+        int st = mcio_write_at_all(fh, 1, &off, &len, buf);
+        MT_CHECK_ERROR(st, st == want_alt ? want_alt : want, "/dev/full");
+        CHECK_OK(mcio_file_close(&fh));
+    }
+    mt_info_free(&info);
+    mt.ctx = NULL;
+}
+
+/* RLIMIT_FSIZE: a write past the limit fails with EFBIG (SIGXFSZ ignored). */
+static void test_fsize_limit(void)
+{
+    int n = mt.nprocs;
+    char path[512];
+    mt.ctx = "RLIMIT_FSIZE";
+    mt_path(path, sizeof path, "fsize");
+    const int64_t limit = 64 * 1024, block = 40 * 1024;
+    mt_prefill(path, 1000);
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = (rlim_t)limit;
+    signal(SIGXFSZ, SIG_IGN);
+    MPI_Info info = mt_info("mcio_io_backend", "posix", NULL);
+    mcio_file fh;
+    if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh)) == MCIO_SUCCESS) {
+        /* Past the limit, whatever the rank count. */
+        int64_t off = block * mt.rank + (n == 1 ? block : 0), len = block;
+        uint8_t *buf = mt_malloc((size_t)block);
+        memset(buf, 0x5A, (size_t)block);
+        CHECKF(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit: %s", strerror(errno));
+        MT_CHECK_ERROR(mcio_write_at_all(fh, 1, &off, &len, buf), MCIO_ERR_FBIG, "too large", path);
+        CHECKF(setrlimit(RLIMIT_FSIZE, &old) == 0, "setrlimit: %s", strerror(errno));
+        /* Below the limit again, the same handle writes. */
+        CHECK_OK(mcio_write_at_all(fh, 1, &off, &len, buf));
+        free(buf);
+        CHECK_OK(mcio_file_close(&fh));
+    }
+    signal(SIGXFSZ, SIG_DFL);
+    mt_info_free(&info);
+    mt_remove(path);
+    mt.ctx = NULL;
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, "mpi_faults");
+    per_rank = mt.nprocs <= 4 ? 30000 : 6000;
+    mt.ctx = "register";
+    CHECK(mcio_io_register(&fault_backend) == MCIO_SUCCESS);
+    CHECK(mcio_io_register(&fault_backend) == MCIO_ERR_ARG); /* the name is taken */
+    CHECK(mcio_io_find("fault") == &fault_backend);
+    test_fault_backend();
+    test_dev_full("posix", MCIO_ERR_NOSPACE, MCIO_ERR_NOSPACE);
+    test_dev_full("mpiio", MCIO_ERR_NOSPACE, MCIO_ERR_IO);
+    test_fsize_limit();
+    return mt_finish();
+}
