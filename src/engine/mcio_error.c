@@ -36,14 +36,14 @@ int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], i
                       int nvals)
 {
     int rank, nprocs;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &nprocs);
     int64_t v[16];
     /* v[0]: the lowest failing rank wins the max (nprocs - rank; 0 when none failed). */
     v[0] = status != MCIO_SUCCESS ? nprocs - rank : 0;
     for (int i = 0; i < nvals && i < 15; i++)
         v[1 + i] = maxvals[i];
-    MPI_Allreduce(MPI_IN_PLACE, v, 1 + nvals, MPI_INT64_T, MPI_MAX, comm);
+    PMPI_Allreduce(MPI_IN_PLACE, v, 1 + nvals, MPI_INT64_T, MPI_MAX, comm);
     for (int i = 0; i < nvals && i < 15; i++)
         maxvals[i] = v[1 + i];
     if (v[0] == 0)
@@ -57,7 +57,7 @@ int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], i
         msg.status = status;
         snprintf(msg.detail, sizeof msg.detail, "%s", detail);
     }
-    MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, root, comm);
+    PMPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, root, comm);
     if (nprocs == 1)
         snprintf(detail, MCIO_DETAIL_LEN, "%s", msg.detail);
     else

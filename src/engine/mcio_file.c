@@ -43,12 +43,12 @@ static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN]
     if (info == MPI_INFO_NULL)
         return MCIO_SUCCESS;
     int nkeys = 0;
-    MPI_Info_get_nkeys(info, &nkeys);
+    PMPI_Info_get_nkeys(info, &nkeys);
     for (int i = 0; i < nkeys; i++) {
         char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
         int flag = 0;
-        MPI_Info_get_nthkey(info, i, key);
-        MPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+        PMPI_Info_get_nthkey(info, i, key);
+        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
         if (!flag)
             continue;
         int st = mcio_hints_set(h, key, value, "MPI_Info", detail);
@@ -64,7 +64,7 @@ static void file_free(mcio_file f)
         return;
     mcio_machine_free(&f->machine);
     if (f->comm != MPI_COMM_NULL)
-        MPI_Comm_free(&f->comm);
+        PMPI_Comm_free(&f->comm);
     free(f->path);
     free(f->stats_path);
     free(f->stats_aggs);
@@ -84,10 +84,10 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     if (comm == MPI_COMM_NULL)
         return mcio_error_set(MCIO_ERR_ARG, "comm is MPI_COMM_NULL");
     MPI_Comm dup;
-    MPI_Comm_dup(comm, &dup);
+    PMPI_Comm_dup(comm, &dup);
     mcio_file f = calloc(1, sizeof *f);
     int nprocs;
-    MPI_Comm_size(dup, &nprocs);
+    PMPI_Comm_size(dup, &nprocs);
     if (f)
         f->summaries = malloc((size_t)nprocs * 4 * sizeof(int64_t));
     if (!f || !f->summaries) {
@@ -96,12 +96,12 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         st = mcio_engine_agree(dup, MCIO_ERR_NOMEM, detail, NULL, 0);
         if (f)
             free(f);
-        MPI_Comm_free(&dup);
+        PMPI_Comm_free(&dup);
         return mcio_error_set(st, detail);
     }
     f->comm = dup;
-    MPI_Comm_rank(f->comm, &f->rank);
-    MPI_Comm_size(f->comm, &f->nprocs);
+    PMPI_Comm_rank(f->comm, &f->rank);
+    PMPI_Comm_size(f->comm, &f->nprocs);
     f->amode = amode;
     if (st == MCIO_SUCCESS && !path)
         st = MCIO_ERR_ARG, snprintf(detail, sizeof detail, "path is NULL");
@@ -187,12 +187,12 @@ int mcio_file_get_info(mcio_file fh, MPI_Info *info)
 {
     if (!fh || !info)
         return mcio_error_set(MCIO_ERR_ARG, "file handle or info is NULL");
-    MPI_Info_create(info);
+    PMPI_Info_create(info);
     char key[64], value[64];
     for (int i = 0; mcio_hints_get(&fh->hints, i, key, sizeof key, value, sizeof value); i++) {
         if (strcmp(key, "cb_nodes") == 0 && fh->hints.cb_nodes == 0) /* the default in effect */
             snprintf(value, sizeof value, "%d", fh->machine.nnodes);
-        MPI_Info_set(*info, key, value);
+        PMPI_Info_set(*info, key, value);
     }
     return mcio_error_set(MCIO_SUCCESS, NULL);
 }

@@ -16,7 +16,7 @@
 
 static int64_t ns_since(double t0)
 {
-    return (int64_t)((MPI_Wtime() - t0) * 1e9);
+    return (int64_t)((PMPI_Wtime() - t0) * 1e9);
 }
 
 /*
@@ -46,10 +46,10 @@ static void post_group(struct mcio_plan_s *p, const mcio_groups *g, int64_t gi, 
         for (int64_t i = 0; i < n; i++, (*nreq)++) {
             p->types[*nreq] = MPI_BYTE;
             if (send)
-                MPI_Isend(PIECE_ADDR(base, pc[i].mem), (int)pc[i].len, MPI_BYTE, peer,
+                PMPI_Isend(PIECE_ADDR(base, pc[i].mem), (int)pc[i].len, MPI_BYTE, peer,
                           MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
             else
-                MPI_Irecv(PIECE_ADDR(base, pc[i].mem), (int)pc[i].len, MPI_BYTE, peer,
+                PMPI_Irecv(PIECE_ADDR(base, pc[i].mem), (int)pc[i].len, MPI_BYTE, peer,
                           MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
         }
         return;
@@ -59,12 +59,12 @@ static void post_group(struct mcio_plan_s *p, const mcio_groups *g, int64_t gi, 
         p->blocklens[i] = (int)pc[i].len;
         p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
     }
-    MPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
-    MPI_Type_commit(type);
+    PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
+    PMPI_Type_commit(type);
     if (send)
-        MPI_Isend(MPI_BOTTOM, 1, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
+        PMPI_Isend(MPI_BOTTOM, 1, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
     else
-        MPI_Irecv(MPI_BOTTOM, 1, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
+        PMPI_Irecv(MPI_BOTTOM, 1, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
     (*nreq)++;
 }
 
@@ -101,7 +101,7 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
 
         /* Aggregator, before the exchange: reads fill the buffer; writes with holes read the span. */
         if (nruns > 0 && io_st == MCIO_SUCCESS && (!write || (span && nruns > 1))) {
-            t = MPI_Wtime();
+            t = PMPI_Wtime();
             if (span)
                 io_st = mcio_io_read_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
                                           first->off, fh->path, detail);
@@ -113,7 +113,7 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
         }
 
         /* The exchange: the aggregator's side, then this rank's own pieces. */
-        t = MPI_Wtime();
+        t = PMPI_Wtime();
         for (int64_t g = gr; g < gr1; g++) {
             if (p->recv.peer[g] == fh->rank)
                 continue; /* copied below, from the sender's side */
@@ -134,15 +134,15 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
             }
             post_group(p, &p->send, g, base, agg, write, &nreq);
         }
-        MPI_Waitall(nreq, p->reqs, MPI_STATUSES_IGNORE);
+        PMPI_Waitall(nreq, p->reqs, MPI_STATUSES_IGNORE);
         for (int i = 0; i < nreq; i++)
             if (p->types[i] != MPI_BYTE)
-                MPI_Type_free(&p->types[i]);
+                PMPI_Type_free(&p->types[i]);
         t_exch += ns_since(t);
 
         /* Aggregator, after the exchange: write what was asked for, never a byte more. */
         if (write && nruns > 0 && io_st == MCIO_SUCCESS) {
-            t = MPI_Wtime();
+            t = PMPI_Wtime();
             if (span)
                 io_st = mcio_io_write_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
                                            first->off, fh->path, detail);

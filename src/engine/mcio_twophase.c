@@ -24,7 +24,7 @@
 
 static int64_t ns_since(double t0)
 {
-    return (int64_t)((MPI_Wtime() - t0) * 1e9);
+    return (int64_t)((PMPI_Wtime() - t0) * 1e9);
 }
 
 static int summary_overlaps(const int64_t *s, int64_t lo, int64_t hi)
@@ -68,11 +68,11 @@ static void drain_message(MPI_Comm comm, int source, int tag)
 {
     MPI_Errhandler old;
     int64_t sink[1];
-    MPI_Comm_get_errhandler(comm, &old);
-    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    MPI_Recv(sink, 1, MPI_INT64_T, source, tag, comm, MPI_STATUS_IGNORE);
-    MPI_Comm_set_errhandler(comm, old);
-    MPI_Errhandler_free(&old);
+    PMPI_Comm_get_errhandler(comm, &old);
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    PMPI_Recv(sink, 1, MPI_INT64_T, source, tag, comm, MPI_STATUS_IGNORE);
+    PMPI_Comm_set_errhandler(comm, old);
+    PMPI_Errhandler_free(&old);
 }
 
 /* Buffers of the list exchange, allocated before the ranks agree to start it. */
@@ -139,7 +139,7 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
     }
     for (int d = 0; d < nd; d++)
         if (in_domain(fd, d, mine))
-            MPI_Isend(&flat[2 * start[d]], (int)(2 * count[d]), MPI_INT64_T, fd->agg_rank[d],
+            PMPI_Isend(&flat[2 * start[d]], (int)(2 * count[d]), MPI_INT64_T, fd->agg_rank[d],
                       MCIO_TAG_LIST, fh->comm, &sreq[nsend++]);
     if (p->my_domain >= 0) {
         int d = p->my_domain;
@@ -152,8 +152,8 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
                 drain_message(fh->comm, s, MCIO_TAG_LIST);
                 continue;
             }
-            MPI_Probe(s, MCIO_TAG_LIST, fh->comm, &status);
-            MPI_Get_count(&status, MPI_INT64_T, &n);
+            PMPI_Probe(s, MCIO_TAG_LIST, fh->comm, &status);
+            PMPI_Get_count(&status, MPI_INT64_T, &n);
             nlist[s] = n / 2;
             lists[s] = malloc(((size_t)n / 2 + 1) * sizeof(mcio_piece));
             int64_t *raw = malloc(((size_t)n + 1) * sizeof(int64_t));
@@ -164,7 +164,7 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
                 drain_message(fh->comm, s, MCIO_TAG_LIST);
                 continue; /* keep receiving the others' lists, so their sends complete */
             }
-            MPI_Recv(raw, n, MPI_INT64_T, s, MCIO_TAG_LIST, fh->comm, MPI_STATUS_IGNORE);
+            PMPI_Recv(raw, n, MPI_INT64_T, s, MCIO_TAG_LIST, fh->comm, MPI_STATUS_IGNORE);
             for (int i = 0; i < n / 2; i++)
                 lists[s][i] = (mcio_piece){.off = raw[2 * i], .len = raw[2 * i + 1], .mem = 0};
             free(raw);
@@ -175,7 +175,7 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
         if (st == MCIO_ERR_NOMEM && !detail[0])
             snprintf(detail, MCIO_DETAIL_LEN, "out of memory building the aggregator schedule");
     }
-    MPI_Waitall(nsend, sreq, MPI_STATUSES_IGNORE);
+    PMPI_Waitall(nsend, sreq, MPI_STATUSES_IGNORE);
     return st;
 }
 
@@ -219,7 +219,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
                      const int64_t *mem, int reject_overlap, int local_status,
                      const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN])
 {
-    double t0 = MPI_Wtime();
+    double t0 = PMPI_Wtime();
     struct mcio_plan_s tmp, *p = &tmp;
     list_bufs lb = {0};
     memset(p, 0, sizeof *p);
@@ -235,7 +235,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     /* 1. Metadata: the summaries, whose status field agrees on bad arguments. */
     mcio_summary mine = mcio_extents_summary(p->ext, p->next);
     int64_t rec[4] = {mine.start, mine.end, mine.bytes, st};
-    MPI_Allgather(rec, 4, MPI_INT64_T, fh->summaries, 4, MPI_INT64_T, fh->comm);
+    PMPI_Allgather(rec, 4, MPI_INT64_T, fh->summaries, 4, MPI_INT64_T, fh->comm);
     int any_failed = 0;
     for (int r = 0; r < fh->nprocs; r++)
         any_failed |= fh->summaries[4 * r + 3] != MCIO_SUCCESS;
@@ -243,7 +243,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
         goto fail;
     }
-    double t1 = MPI_Wtime();
+    double t1 = PMPI_Wtime();
 
     /* 2. Planning: pure, the same on every rank. */
     mcio_summary *sum = malloc((size_t)fh->nprocs * sizeof *sum);
@@ -278,7 +278,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
                  fh->hints.cb_buffer_size);
     else if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "planning failed: %s", mcio_strerror(st));
-    double t2 = MPI_Wtime();
+    double t2 = PMPI_Wtime();
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
@@ -298,7 +298,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
-    p->t_metadata = (t1 - t0) + (MPI_Wtime() - t2);
+    p->t_metadata = (t1 - t0) + (PMPI_Wtime() - t2);
     p->t_plan = t2 - t1;
     **out = tmp;
     return MCIO_SUCCESS;
@@ -314,7 +314,7 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
                     const char *local_detail, char detail[MCIO_DETAIL_LEN])
 {
     mcio_file fh = p->fh;
-    double t0 = MPI_Wtime();
+    double t0 = PMPI_Wtime();
     int st = local_status;
     if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "%s", local_detail);

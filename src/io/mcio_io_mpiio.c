@@ -19,14 +19,14 @@ static void describe(int code, const char *what, const char *path, char detail[M
 {
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
-    MPI_Error_string(code, msg, &len);
+    PMPI_Error_string(code, msg, &len);
     snprintf(detail, MCIO_DETAIL_LEN, "%s %.100s: %.140s", what, path, msg);
 }
 
 static int errno_of_mpi(int code)
 {
     int cls = MPI_ERR_OTHER;
-    MPI_Error_class(code, &cls);
+    PMPI_Error_class(code, &cls);
     if (cls == MPI_ERR_NO_SPACE || cls == MPI_ERR_QUOTA)
         return ENOSPC;
     return EIO;
@@ -42,7 +42,7 @@ static int mpiio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
 {
     mpiio_state *s = malloc(sizeof *s + strlen(path) + 1);
     int ok = s != NULL, all = 0;
-    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
     if (!all) {
         free(s);
         snprintf(detail, MCIO_DETAIL_LEN, "open %s: out of memory", path);
@@ -50,13 +50,13 @@ static int mpiio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
     }
     strcpy(s->path, path);
     /* MPI_File_open is collective and returns the same class on every rank. */
-    int rc = MPI_File_open(comm, path, amode, info, &s->fh);
+    int rc = PMPI_File_open(comm, path, amode, info, &s->fh);
     if (rc != MPI_SUCCESS) {
         describe(rc, "open", path, detail);
         free(s);
         return MCIO_ERR_FILE;
     }
-    MPI_File_set_errhandler(s->fh, MPI_ERRORS_RETURN);
+    PMPI_File_set_errhandler(s->fh, MPI_ERRORS_RETURN);
     *can_read = !(amode & MPI_MODE_WRONLY);
     *state = s;
     return MCIO_SUCCESS;
@@ -65,7 +65,7 @@ static int mpiio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
 static int mpiio_close(void *state, char detail[MCIO_DETAIL_LEN])
 {
     mpiio_state *s = state;
-    int rc = MPI_File_close(&s->fh);
+    int rc = PMPI_File_close(&s->fh);
     if (rc != MPI_SUCCESS)
         describe(rc, "close", s->path, detail);
     free(s);
@@ -77,10 +77,10 @@ static int64_t mpiio_pwrite(void *state, const void *buf, int64_t len, int64_t o
     mpiio_state *s = state;
     MPI_Status st;
     int n = (int)(len < MPIIO_CHUNK ? len : MPIIO_CHUNK), got = 0;
-    int rc = MPI_File_write_at(s->fh, off, buf, n, MPI_BYTE, &st);
+    int rc = PMPI_File_write_at(s->fh, off, buf, n, MPI_BYTE, &st);
     if (rc != MPI_SUCCESS)
         return -errno_of_mpi(rc);
-    MPI_Get_count(&st, MPI_BYTE, &got);
+    PMPI_Get_count(&st, MPI_BYTE, &got);
     return got == MPI_UNDEFINED ? 0 : got;
 }
 
@@ -89,16 +89,16 @@ static int64_t mpiio_pread(void *state, void *buf, int64_t len, int64_t off)
     mpiio_state *s = state;
     MPI_Status st;
     int n = (int)(len < MPIIO_CHUNK ? len : MPIIO_CHUNK), got = 0;
-    int rc = MPI_File_read_at(s->fh, off, buf, n, MPI_BYTE, &st);
+    int rc = PMPI_File_read_at(s->fh, off, buf, n, MPI_BYTE, &st);
     if (rc != MPI_SUCCESS)
         return -errno_of_mpi(rc);
-    MPI_Get_count(&st, MPI_BYTE, &got);
+    PMPI_Get_count(&st, MPI_BYTE, &got);
     return got == MPI_UNDEFINED ? 0 : got;
 }
 
 static int mpiio_sync(void *state)
 {
-    return MPI_File_sync(((mpiio_state *)state)->fh) == MPI_SUCCESS ? 0 : -EIO;
+    return PMPI_File_sync(((mpiio_state *)state)->fh) == MPI_SUCCESS ? 0 : -EIO;
 }
 
 const mcio_io_backend mcio_io_mpiio = {

@@ -25,7 +25,7 @@ static int posix_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
 {
     (void)info;
     int rank, err = 0;
-    MPI_Comm_rank(comm, &rank);
+    PMPI_Comm_rank(comm, &rank);
     int flags = (amode & MPI_MODE_RDONLY) ? O_RDONLY : (amode & MPI_MODE_WRONLY) ? O_WRONLY : O_RDWR;
     *can_read = !(amode & MPI_MODE_WRONLY);
     posix_state *s = malloc(sizeof *s + strlen(path) + 1);
@@ -44,14 +44,14 @@ static int posix_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
         if (s->fd < 0)
             err = errno;
     }
-    MPI_Bcast(&err, 1, MPI_INT, 0, comm);
+    PMPI_Bcast(&err, 1, MPI_INT, 0, comm);
     if (rank != 0 && s && !err) {
         s->fd = open(path, flags | O_CLOEXEC);
         if (s->fd < 0)
             err = errno;
     }
     int any = 0;
-    MPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, comm);
+    PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, comm);
     if (any) {
         snprintf(detail, MCIO_DETAIL_LEN, "open %s: %s%s", path, strerror(any),
                  err ? "" : " (on another rank)");
@@ -68,8 +68,8 @@ static int posix_close(void *state, char detail[MCIO_DETAIL_LEN])
 {
     posix_state *s = state;
     int err = close(s->fd) ? errno : 0, any = 0, rank;
-    MPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, s->comm);
-    MPI_Comm_rank(s->comm, &rank);
+    PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, s->comm);
+    PMPI_Comm_rank(s->comm, &rank);
     if (s->delete_on_close && rank == 0)
         unlink(s->path);
     if (any)

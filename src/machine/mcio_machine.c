@@ -48,8 +48,8 @@ static void detect_socket(int *socket, int *nsockets)
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
 {
     int rank, nprocs, status = MCIO_SUCCESS;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nprocs);
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &nprocs);
     memset(m, 0, sizeof *m);
     m->nprocs = nprocs;
 
@@ -71,10 +71,10 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         mine[1] = (int)((long)local * sockets / local_size);
     } else {
         MPI_Comm node;
-        MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+        PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
         int leader = rank; /* the node's lowest rank in comm names it */
-        MPI_Bcast(&leader, 1, MPI_INT, 0, node);
-        MPI_Comm_free(&node);
+        PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
+        PMPI_Comm_free(&node);
         mine[0] = leader;
         detect_socket(&mine[1], &mine[2]);
     }
@@ -86,7 +86,7 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         mine[3] = MCIO_ERR_NOMEM;
     /* The allgather also agrees on errors: a rank that failed to allocate sends its status. */
     int fallback[4];
-    MPI_Allgather(mine, 4, MPI_INT, all ? all : fallback, 4, MPI_INT, comm);
+    PMPI_Allgather(mine, 4, MPI_INT, all ? all : fallback, 4, MPI_INT, comm);
     if (!all) {
         status = MCIO_ERR_NOMEM;
         goto done; /* the other ranks learn it from what we sent */
