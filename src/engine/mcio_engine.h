@@ -63,10 +63,12 @@ int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], i
 
 /*
  * Collective: build a plan. mem[i] is extent i's memory displacement (packed offset, or an
- * absolute address for the v-forms). buf_null_with_data flags a NULL buffer with data.
+ * absolute address for the v-forms). write: the plan is for writes (a rank's overlapping
+ * extents are refused; romio_cb_write applies, else romio_cb_read). Persistent plans are made
+ * for writes. local_status/local_detail: this rank's argument check, agreed on here.
  */
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
-                     const int64_t *mem, int reject_overlap, int local_status,
+                     const int64_t *mem, int write, int local_status,
                      const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN]);
 
 /*
@@ -90,9 +92,6 @@ typedef struct mcio_executor {
 } mcio_executor;
 
 extern const mcio_executor mcio_exec_rounds;
-
-/* How many messages carry group gi of a schedule (both sides compute it alike). */
-int64_t mcio_group_messages(const mcio_groups *g, int64_t gi);
 
 /* Message tags on the file's private communicator. */
 enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };

@@ -2,9 +2,10 @@
  * The classic executor: rounds one after another (Thakur et al. 1999). In round k every
  * aggregator gathers (write) or scatters (read) the k-th window of its file domain, and does
  * its file access between exchanges, so the network and the file system take turns.
- * Data moves straight between user memory and the collective buffer through derived datatypes
- * (no packing); only the runs someone asked for are written, or the whole span of the round
- * (read-modify-write) when its holes are small and the file is readable.
+ * Data moves straight between user memory and the collective buffer (one message per round
+ * and peer, no packing); only the runs someone asked for are written, or the whole span of the
+ * round (read-modify-write) when its holes are small and the file is readable. A round whose
+ * only data is the aggregator's own goes straight between its memory and the file.
  * Glossary in src/plan/mcio_plan.h.
  */
 #include <string.h>
@@ -20,51 +21,43 @@ static int64_t ns_since(double t0)
 }
 
 /*
- * How many messages carry group gi: one per piece when every piece is large, else one with a
- * derived datatype. MPI libraries move large contiguous messages with a single copy (Open MPI's
- * CMA, MPICH's LMT) but pack and unpack derived datatypes through bounce buffers; small pieces
- * are better batched. Sender and aggregator see the same pieces, so they decide alike.
+ * Post the one message of group gi (to or from peer): a send when send is set, else a receive.
+ * Each (round, peer) pair exchanges exactly one message, so both sides agree without talking.
+ * When the group's pieces lie back to back in this side's memory (a rank's packed buffer, the
+ * aggregator's buffer for a contiguous stretch) the message is plain bytes, which MPI moves
+ * with a single copy (Open MPI's CMA, MPICH's LMT); otherwise an hindexed datatype. Only the
+ * type signatures (n bytes) must match, so the two sides choose independently. Measured on
+ * Open MPI at 8 ranks: one message per group beats one message per large piece (fewer
+ * rendezvous handshakes when ranks outnumber cores), docs/performance.md.
  */
-int64_t mcio_group_messages(const mcio_groups *g, int64_t gi)
-{
-    enum { LARGE_PIECE = 64 * 1024 };
-    int64_t n = g->first[gi + 1] - g->first[gi];
-    for (int64_t i = g->first[gi]; i < g->first[gi + 1]; i++)
-        if (g->pieces[i].len < LARGE_PIECE)
-            return 1;
-    return n;
-}
-
-/* Post the messages of group gi (to or from peer): sends when send is set, else receives. */
 static void post_group(struct mcio_plan_s *p, const mcio_groups *g, int64_t gi, char *base,
                        int peer, int send, int *nreq)
 {
     MPI_Comm comm = p->fh->comm;
     const mcio_piece *pc = &g->pieces[g->first[gi]];
     int64_t n = g->first[gi + 1] - g->first[gi];
-    if (n == 1 || mcio_group_messages(g, gi) == n) {
-        for (int64_t i = 0; i < n; i++, (*nreq)++) {
-            p->types[*nreq] = MPI_BYTE;
-            if (send)
-                PMPI_Isend(PIECE_ADDR(base, pc[i].mem), (int)pc[i].len, MPI_BYTE, peer,
-                          MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
-            else
-                PMPI_Irecv(PIECE_ADDR(base, pc[i].mem), (int)pc[i].len, MPI_BYTE, peer,
-                          MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
-        }
-        return;
-    }
+    int contiguous = 1;
+    for (int64_t i = 1; i < n && contiguous; i++)
+        contiguous = pc[i].mem == pc[i - 1].mem + pc[i - 1].len;
     MPI_Datatype *type = &p->types[*nreq];
-    for (int64_t i = 0; i < n; i++) {
-        p->blocklens[i] = (int)pc[i].len;
-        p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
+    void *addr = MPI_BOTTOM;
+    int count = 1;
+    if (contiguous) {
+        *type = MPI_BYTE;
+        addr = PIECE_ADDR(base, pc[0].mem);
+        count = (int)g->bytes[gi];
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            p->blocklens[i] = (int)pc[i].len;
+            p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
+        }
+        PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
+        PMPI_Type_commit(type);
     }
-    PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
-    PMPI_Type_commit(type);
     if (send)
-        PMPI_Isend(MPI_BOTTOM, 1, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
+        PMPI_Isend(addr, count, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
     else
-        PMPI_Irecv(MPI_BOTTOM, 1, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
+        PMPI_Irecv(addr, count, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
     (*nreq)++;
 }
 
@@ -97,10 +90,33 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
         int span = nruns > 0 && use_span(p->runs, nruns) && (!write || fh->can_read);
         const mcio_piece *first = &p->runs[0], *last = &p->runs[nruns > 0 ? nruns - 1 : 0];
         int64_t span_len = nruns > 0 ? last->mem + last->len - first->mem : 0;
+        /* Direct: this rank is the only one with data in its round (an independent plan, or
+         * just this round), and no read-modify-write is wanted: its pieces go straight between
+         * user memory and the file, without the copy through the collective buffer. */
+        int direct = nruns > 0 && gr1 - gr == 1 && p->recv.peer[gr] == fh->rank &&
+                     !(span && nruns > 1);
         double t;
 
+        if (direct && io_st == MCIO_SUCCESS) {
+            t = PMPI_Wtime();
+            for (int64_t g = gs; g < gs1; g++) {
+                if (fd->agg_rank[p->send.peer[g]] != fh->rank)
+                    continue;
+                for (int64_t i = p->send.first[g]; i < p->send.first[g + 1] && io_st == MCIO_SUCCESS;
+                     i++) {
+                    const mcio_piece *pc = &p->send.pieces[i];
+                    io_st = write ? mcio_io_write_full(fh->io, fh->io_state,
+                                                       PIECE_ADDR(base, pc->mem), pc->len, pc->off,
+                                                       fh->path, detail)
+                                  : mcio_io_read_full(fh->io, fh->io_state, PIECE_ADDR(base, pc->mem),
+                                                      pc->len, pc->off, fh->path, detail);
+                }
+            }
+            t_io += ns_since(t);
+        }
+
         /* Aggregator, before the exchange: reads fill the buffer; writes with holes read the span. */
-        if (nruns > 0 && io_st == MCIO_SUCCESS && (!write || (span && nruns > 1))) {
+        if (nruns > 0 && !direct && io_st == MCIO_SUCCESS && (!write || (span && nruns > 1))) {
             t = PMPI_Wtime();
             if (span)
                 io_st = mcio_io_read_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
@@ -122,6 +138,8 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
         for (int64_t g = gs; g < gs1; g++) {
             int dom = p->send.peer[g], agg = fd->agg_rank[dom];
             if (agg == fh->rank) {
+                if (direct)
+                    continue; /* done above */
                 int64_t w0 = fd->win_start[dom] + (int64_t)k * fd->window[dom];
                 for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
                     const mcio_piece *pc = &p->send.pieces[i];
@@ -141,7 +159,7 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
         t_exch += ns_since(t);
 
         /* Aggregator, after the exchange: write what was asked for, never a byte more. */
-        if (write && nruns > 0 && io_st == MCIO_SUCCESS) {
+        if (write && nruns > 0 && !direct && io_st == MCIO_SUCCESS) {
             t = PMPI_Wtime();
             if (span)
                 io_st = mcio_io_write_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,

@@ -189,13 +189,13 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
             int64_t n = gs[w]->first[g + 1] - gs[w]->first[g];
             maxg = n > maxg ? n : maxg;
         }
-    /* Requests in one round: the messages of every group of that round, both sides. */
+    /* Requests in one round: one message per group of that round, both sides. */
     for (int64_t k = 0, gs0 = 0, gr0 = 0; k < p->fd.max_rounds; k++) {
         int64_t n = 0;
         for (; gs0 < p->send.ngroups && p->send.round[gs0] == k; gs0++)
-            n += mcio_group_messages(&p->send, gs0);
+            n++;
         for (; gr0 < p->recv.ngroups && p->recv.round[gr0] == k; gr0++)
-            n += mcio_group_messages(&p->recv, gr0);
+            n++;
         per_round = n > per_round ? n : per_round;
     }
     p->runs = malloc(((size_t)p->recv.npieces + 1) * sizeof(mcio_piece));
@@ -216,7 +216,7 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
 }
 
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
-                     const int64_t *mem, int reject_overlap, int local_status,
+                     const int64_t *mem, int write, int local_status,
                      const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN])
 {
     double t0 = PMPI_Wtime();
@@ -230,7 +230,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "%s", local_detail);
     else
-        st = mcio_extents_normalize(count, off, len, mem, reject_overlap, &p->ext, &p->next, detail);
+        st = mcio_extents_normalize(count, off, len, mem, write, &p->ext, &p->next, detail);
 
     /* 1. Metadata: the summaries, whose status field agrees on bad arguments. */
     mcio_summary mine = mcio_extents_summary(p->ext, p->next);
@@ -258,8 +258,8 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
                               .node_of_rank = fh->machine.node_of_rank,
                               .socket_of_rank = fh->machine.socket_of_rank,
                               .sockets_per_node = fh->machine.sockets_per_node};
-        st = mcio_planner_find(fh->hints.strategy)->plan(&topo, sum, mcio_hints_plan_params(&fh->hints),
-                                                         &p->fd);
+        st = mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
+                            mcio_hints_plan_params(&fh->hints, write), &p->fd);
         for (int r = 0; r < fh->nprocs; r++)
             p->total_bytes += sum[r].bytes;
         free(sum);

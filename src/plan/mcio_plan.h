@@ -41,11 +41,19 @@ typedef struct mcio_summary {
     int64_t bytes; /* bytes accessed (0: the rank takes no part in file domains) */
 } mcio_summary;
 
+/* Collective buffering (ROMIO's romio_cb_write / romio_cb_read). */
+enum mcio_cb_mode {
+    MCIO_CB_AUTOMATIC = 0, /* aggregate only when ranks' accesses interleave */
+    MCIO_CB_ENABLE,        /* always aggregate */
+    MCIO_CB_DISABLE        /* each rank accesses its own data, unless accesses interleave */
+};
+
 /* Planning parameters, parsed from hints once and passed by value. */
 typedef struct mcio_plan_params {
     int64_t buffer_size; /* cb_buffer_size: collective buffer per aggregator */
     int cb_nodes;        /* number of aggregators wanted; 0 = one per node */
     int64_t stripe;      /* striping_unit: align domains and rounds to it; 0 = no alignment */
+    int cb;              /* enum mcio_cb_mode for the operation being planned */
 } mcio_plan_params;
 
 /*
@@ -100,6 +108,22 @@ int mcio_plan_choose_aggregators(int nprocs, const int *node_of_rank, int nnodes
 int mcio_plan_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
                     mcio_plan_params params, mcio_fdplan *plan);
 
+/* --- independent.c: every rank its own aggregator (accesses that do not interleave) --- */
+
+/*
+ * Do the ranks' accessed regions [start, end) overlap? ROMIO's test for collective buffering
+ * (ADIOI_GEN_WriteStridedColl): when no two ranks' regions overlap, aggregation only adds
+ * copies, and each rank is better off accessing its own data.
+ */
+int mcio_plan_interleaved(int nprocs, const mcio_summary *sum);
+
+/*
+ * The independent plan: one file domain per rank with data, its region [start, end), that rank
+ * its aggregator, rounds of the buffer size. Requires regions that do not interleave.
+ */
+int mcio_plan_independent(int nprocs, const mcio_summary *sum, mcio_plan_params params,
+                          mcio_fdplan *plan);
+
 /* --- planners.c: the strategies, by name (the mcio_strategy hint) --- */
 
 /* What the planner knows of the machine: a plain view of the engine's machine description. */
@@ -120,6 +144,13 @@ typedef struct mcio_planner {
 
 /* The strategy called name, or NULL. */
 const mcio_planner *mcio_planner_find(const char *name);
+
+/*
+ * Plan with strategy pl, or with mcio_plan_independent when collective buffering is not
+ * enabled (params.cb) and the accesses do not interleave. Pure; 0 or an MCIO_ERR_* code.
+ */
+int mcio_plan_make(const mcio_planner *pl, const mcio_topology *topo, const mcio_summary *sum,
+                   mcio_plan_params params, mcio_fdplan *plan);
 
 /* The name of strategy i (0-based), or NULL past the last: to list them in messages. */
 const char *mcio_planner_name(int i);

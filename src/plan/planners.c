@@ -24,6 +24,14 @@ const mcio_planner *mcio_planner_find(const char *name)
     return NULL;
 }
 
+int mcio_plan_make(const mcio_planner *pl, const mcio_topology *topo, const mcio_summary *sum,
+                   mcio_plan_params params, mcio_fdplan *plan)
+{
+    if (params.cb != MCIO_CB_ENABLE && !mcio_plan_interleaved(topo->nprocs, sum))
+        return mcio_plan_independent(topo->nprocs, sum, params, plan);
+    return pl->plan(topo, sum, params, plan);
+}
+
 const char *mcio_planner_name(int i)
 {
     return i >= 0 && (size_t)i < sizeof planners / sizeof planners[0] ? planners[i].name : NULL;

@@ -9,7 +9,11 @@
 
 mcio_hints mcio_hints_default(void)
 {
-    mcio_hints h = {.cb_buffer_size = 16 * 1024 * 1024, .cb_nodes = 0, .striping_unit = 0};
+    mcio_hints h = {.cb_buffer_size = 16 * 1024 * 1024,
+                    .cb_nodes = 0,
+                    .striping_unit = 0,
+                    .cb_write = MCIO_CB_AUTOMATIC,
+                    .cb_read = MCIO_CB_AUTOMATIC};
     strcpy(h.strategy, "romio");
     strcpy(h.io_backend, "mpiio");
     return h;
@@ -56,6 +60,9 @@ static int is_name(const char *v)
     return 1;
 }
 
+/* ROMIO's values of romio_cb_write / romio_cb_read, in enum mcio_cb_mode order. */
+static const char *const cb_modes[] = {"automatic", "enable", "disable"};
+
 int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char *where,
                    char detail[MCIO_DETAIL_LEN])
 {
@@ -73,6 +80,18 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
         if (parse_bytes(value, 0, INT32_MAX, &x))
             goto bad_bytes;
         h->striping_unit = x;
+    } else if (strcmp(key, "romio_cb_write") == 0 || strcmp(key, "romio_cb_read") == 0) {
+        int mode = -1;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(value, cb_modes[i]) == 0)
+                mode = i;
+        if (mode < 0) {
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "hint %s (%s): '%s' is not one of automatic, enable, disable", key, where,
+                     value);
+            return MCIO_ERR_HINT;
+        }
+        *(strcmp(key, "romio_cb_write") == 0 ? &h->cb_write : &h->cb_read) = mode;
     } else if (strcmp(key, "mcio_strategy") == 0) {
         if (!mcio_planner_find(value)) {
             char known[128] = "";
@@ -158,10 +177,18 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
         snprintf(value, valuelen, "%" PRId64, h->striping_unit);
         return 1;
     case 3:
+        snprintf(key, keylen, "romio_cb_write");
+        snprintf(value, valuelen, "%s", cb_modes[h->cb_write]);
+        return 1;
+    case 4:
+        snprintf(key, keylen, "romio_cb_read");
+        snprintf(value, valuelen, "%s", cb_modes[h->cb_read]);
+        return 1;
+    case 5:
         snprintf(key, keylen, "mcio_strategy");
         snprintf(value, valuelen, "%s", h->strategy);
         return 1;
-    case 4:
+    case 6:
         snprintf(key, keylen, "mcio_io_backend");
         snprintf(value, valuelen, "%s", h->io_backend);
         return 1;
@@ -170,8 +197,10 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
     }
 }
 
-mcio_plan_params mcio_hints_plan_params(const mcio_hints *h)
+mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write)
 {
-    return (mcio_plan_params){
-        .buffer_size = h->cb_buffer_size, .cb_nodes = h->cb_nodes, .stripe = h->striping_unit};
+    return (mcio_plan_params){.buffer_size = h->cb_buffer_size,
+                              .cb_nodes = h->cb_nodes,
+                              .stripe = h->striping_unit,
+                              .cb = write ? h->cb_write : h->cb_read};
 }

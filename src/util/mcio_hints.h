@@ -20,6 +20,7 @@ typedef struct mcio_hints {
     int64_t cb_buffer_size; /* ROMIO's cb_buffer_size: 16 MiB */
     int cb_nodes;           /* ROMIO's cb_nodes: 0 = one aggregator per node */
     int64_t striping_unit;  /* ROMIO's striping_unit: 0 = no alignment */
+    int cb_write, cb_read;  /* ROMIO's romio_cb_write / romio_cb_read: enum mcio_cb_mode */
     char strategy[MCIO_NAME_LEN];   /* mcio_strategy: romio */
     char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null */
 } mcio_hints;
@@ -44,8 +45,8 @@ int mcio_hints_parse_line(char *line, char **key, char **value);
 /* Write hint i (0-based) as key/value strings; returns 0 past the last. */
 int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *value, int valuelen);
 
-/* The planning parameters the hints imply. */
-mcio_plan_params mcio_hints_plan_params(const mcio_hints *h);
+/* The planning parameters the hints imply, for a write (write = 1) or a read. */
+mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write);
 
 #ifdef __cplusplus
 }

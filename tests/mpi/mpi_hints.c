@@ -48,7 +48,7 @@ typedef struct expect {
     int64_t slack; /* ... or up to this much less (a domain may end in a hole) */
 } expect;
 
-/* Open with the hints in force, check them, write contiguous blocks, check stats and bytes. */
+/* Open with the hints in force, check them, write interleaved blocks, check stats and bytes. */
 static void scenario(const char *name, MPI_Info info, const expect *x)
 {
     int n = mt.nprocs, me = mt.rank;
@@ -56,8 +56,13 @@ static void scenario(const char *name, MPI_Info info, const expect *x)
     mt.ctx = name;
     mt_path(path, sizeof path, name);
     mt_extents *all = calloc((size_t)n, sizeof *all);
-    for (int r = 0; r < n; r++)
-        mt_ext_push(&all[r], 10 + r * per_rank, per_rank - (r % 2) * 7);
+    /* Each rank's data in two halves, one in each half of the region, so that the ranks'
+     * accesses interleave and the default romio_cb_write=automatic aggregates them. */
+    int64_t half = per_rank / 2;
+    for (int r = 0; r < n; r++) {
+        mt_ext_push(&all[r], 10 + r * half, half);
+        mt_ext_push(&all[r], 10 + (n + r) * half, half - (r % 2) * 7);
+    }
     int64_t size = mt_ext_end(&all[n - 1]) + 300, total = 0;
     for (int r = 0; r < n; r++)
         total += mt_ext_bytes(&all[r]);

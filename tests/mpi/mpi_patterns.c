@@ -14,9 +14,10 @@
  *            records interleaved record by record; odd ranks list theirs in reverse order
  *   random   seeded random chunks: unsorted lists, holes, ranks without extents, zero-length
  *            extents (one far past the end of the file), adjacent extents that must merge
- *   ior-big  IOR with transfers of ~68 KiB whatever the rank count: several pieces of 64 KiB or
- *            more per message (sent one message per piece), and on odd ranks a small extent
- *            too (the pieces then go in one derived datatype)
+ *   ior-big  IOR with transfers of ~68 KiB whatever the rank count: several large pieces per
+ *            message, contiguous in the sender's memory (sent as plain bytes) and scattered in
+ *            the collective buffer (received with a derived datatype), and on odd ranks a small
+ *            extent too
  *
  * each under several configurations of hints: the defaults; a collective buffer much smaller
  * than a file domain (many rounds); cb_nodes 2 or 3 (several aggregators, on one host when
@@ -169,14 +170,18 @@ typedef struct config {
     int small_buffer; /* cb_buffer_size a fraction of a file domain: many rounds */
     int cb_nodes;     /* 0: not set */
     int64_t stripe;   /* striping_unit, 0: not set */
+    int cb_enable;    /* romio_cb_write/read enable; else automatic (the default) */
 } config;
 
+/* Under automatic collective buffering, a pattern whose ranks' regions do not interleave
+ * (contig, block3d at some rank counts) gets the independent plan: the default and the
+ * small-buffer configurations cover it, the others always aggregate. */
 static const config configs[] = {
-    {"default", "mpiio", 0, 0, 0, 0},
-    {"smallbuf-posix", "posix", 0, 1, 0, 0},
-    {"aggs3-stripe-wronly", "mpiio", 1, 1, 3, 512},
-    {"aggs2-posix-wronly", "posix", 1, 1, 2, 0},
-    {"aggs3-smallbuf", "mpiio", 0, 1, 3, 0},
+    {"default", "mpiio", 0, 0, 0, 0, 0},
+    {"smallbuf-posix", "posix", 0, 1, 0, 0, 0},
+    {"aggs3-stripe-wronly", "mpiio", 1, 1, 3, 512, 1},
+    {"aggs2-posix-wronly", "posix", 1, 1, 2, 0, 1},
+    {"aggs3-smallbuf", "mpiio", 0, 1, 3, 0, 1},
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
@@ -186,16 +191,46 @@ static int virtual_per_node(void)
     return v && *v ? atoi(v) : 0;
 }
 
-/* The aggregators mcio must choose: cb_nodes, or one per (virtual) node; capped at n. */
-static int expected_aggregators(const config *c, int n)
+/* Do the ranks' regions [first byte, end) overlap? Then the ranks' accesses interleave. */
+static int interleaved(const mt_extents *all, int n)
 {
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < a; b++) {
+            int64_t sa = INT64_MAX, sb = INT64_MAX;
+            for (int64_t i = 0; i < all[a].n; i++)
+                sa = all[a].len[i] > 0 && all[a].off[i] < sa ? all[a].off[i] : sa;
+            for (int64_t i = 0; i < all[b].n; i++)
+                sb = all[b].len[i] > 0 && all[b].off[i] < sb ? all[b].off[i] : sb;
+            if (sa < mt_ext_end(&all[b]) && sb < mt_ext_end(&all[a]))
+                return 1;
+        }
+    return 0;
+}
+
+/* Does this configuration give the independent plan (every rank with data its own aggregator)? */
+static int independent(const config *c, const mt_extents *all, int n)
+{
+    return !c->cb_enable && !interleaved(all, n);
+}
+
+/* The aggregators mcio must choose: the ranks with data in an independent plan; else cb_nodes,
+ * or one per (virtual) node; capped at n. */
+static int expected_aggregators(const config *c, const mt_extents *all, int n)
+{
+    if (independent(c, all, n)) {
+        int with_data = 0;
+        for (int r = 0; r < n; r++)
+            with_data += mt_ext_bytes(&all[r]) > 0;
+        return with_data;
+    }
     int k = virtual_per_node();
     int nodes = k > 0 ? (n + k - 1) / k : 1;
     int want = c->cb_nodes > 0 ? c->cb_nodes : nodes;
     return want < n ? want : n;
 }
 
-static void check_stats(mcio_file fh, int op, const config *c, int64_t bytes, int64_t cb_buffer)
+static void check_stats(mcio_file fh, int op, const config *c, const mt_extents *all,
+                        int64_t bytes, int64_t cb_buffer)
 {
     mcio_stats s;
     if (CHECK_OK(mcio_file_get_stats(fh, &s)) != MCIO_SUCCESS)
@@ -204,7 +239,7 @@ static void check_stats(mcio_file fh, int op, const config *c, int64_t bytes, in
     CHECKF(s.op == op, "stats.op %d, expected %d", s.op, op);
     CHECKF(s.ranks == n, "stats.ranks %d", s.ranks);
     CHECKF(s.bytes == bytes, "stats.bytes %" PRId64 ", expected %" PRId64, s.bytes, bytes);
-    int naggs = expected_aggregators(c, n);
+    int naggs = expected_aggregators(c, all, n);
     CHECKF(s.aggregators == naggs, "stats.aggregators %d, expected %d", s.aggregators, naggs);
     for (int i = 0; i < s.aggregators && s.aggregators == naggs; i++) {
         int a = s.aggregator_ranks[i];
@@ -233,7 +268,7 @@ static void check_stats(mcio_file fh, int op, const config *c, int64_t bytes, in
                cb_buffer, s.rounds);
     else
         CHECKF(s.rounds == 1, "default 16 MiB buffer, small data, but %d rounds", s.rounds);
-    if (c->stripe > 0 && s.rounds > 1)
+    if (c->stripe > 0 && s.rounds > 1 && !independent(c, all, n))
         CHECKF(s.max_buffer_bytes % c->stripe == 0,
                "striping_unit %" PRId64 ": buffer %" PRId64 " is not whole stripes", c->stripe,
                s.max_buffer_bytes);
@@ -276,7 +311,7 @@ static void run(int w, const config *c)
     const mt_extents *mine = &all[me];
 
     /* A buffer that splits each domain into several rounds, at an odd size. */
-    int naggs = expected_aggregators(c, n);
+    int naggs = expected_aggregators(c, all, n);
     int64_t cb_buffer = 16 * 1024 * 1024;
     char bufstr[32], nodestr[16], stripestr[32];
     if (c->small_buffer) {
@@ -296,6 +331,10 @@ static void run(int w, const config *c)
         MPI_Info_set(info, "cb_nodes", nodestr);
     if (c->stripe)
         MPI_Info_set(info, "striping_unit", stripestr);
+    if (c->cb_enable) {
+        MPI_Info_set(info, "romio_cb_write", "enable");
+        MPI_Info_set(info, "romio_cb_read", "enable");
+    }
 
     mt_prefill(path, size);
     mcio_file fh = MCIO_FILE_NULL;
@@ -310,7 +349,7 @@ static void run(int w, const config *c)
     int st = CHECK_OK(mcio_write_at_all(fh, mine->n, mine->off, mine->len, buf));
     free(buf);
     if (st == MCIO_SUCCESS)
-        check_stats(fh, 1, c, total, cb_buffer);
+        check_stats(fh, 1, c, all, total, cb_buffer);
     if (c->wronly) {
         CHECK_OK(mcio_file_close(&fh));
         if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh)) !=
@@ -318,7 +357,7 @@ static void run(int w, const config *c)
             goto out;
     }
     read_back(fh, mine, "mcio_read_at_all of my own extents");
-    check_stats(fh, 2, c, total, cb_buffer);
+    check_stats(fh, 2, c, all, total, cb_buffer);
     read_back(fh, &all[(me + 1) % n], "mcio_read_at_all of the next rank's extents");
     /* Every rank reading the same bytes: the aggregators send each of them to everyone. */
     read_back(fh, &all[0], "mcio_read_at_all of rank 0's extents, by every rank");

@@ -21,14 +21,16 @@ bool same(const mcio_hints &a, const mcio_hints &b)
 {
     return a.cb_buffer_size == b.cb_buffer_size && a.cb_nodes == b.cb_nodes &&
            a.striping_unit == b.striping_unit && strcmp(a.strategy, b.strategy) == 0 &&
-           strcmp(a.io_backend, b.io_backend) == 0;
+           strcmp(a.io_backend, b.io_backend) == 0 && a.cb_write == b.cb_write &&
+           a.cb_read == b.cb_read;
 }
 
 std::string show(const mcio_hints &h)
 {
     return "{cb_buffer_size " + std::to_string(h.cb_buffer_size) + ", cb_nodes " +
            std::to_string(h.cb_nodes) + ", striping_unit " + std::to_string(h.striping_unit) +
-           ", strategy " + h.strategy + ", io_backend " + h.io_backend + "}";
+           ", strategy " + h.strategy + ", io_backend " + h.io_backend + ", cb_write " +
+           std::to_string(h.cb_write) + ", cb_read " + std::to_string(h.cb_read) + "}";
 }
 
 TEST(Hints, Defaults)
@@ -39,6 +41,8 @@ TEST(Hints, Defaults)
     EXPECT_EQ(h.striping_unit, 0);
     EXPECT_STREQ(h.strategy, "romio");
     EXPECT_STREQ(h.io_backend, "mpiio");
+    EXPECT_EQ(h.cb_write, MCIO_CB_AUTOMATIC);
+    EXPECT_EQ(h.cb_read, MCIO_CB_AUTOMATIC);
 }
 
 TEST(Hints, PlanParams)
@@ -47,15 +51,19 @@ TEST(Hints, PlanParams)
     h.cb_buffer_size = 4096;
     h.cb_nodes = 3;
     h.striping_unit = 1 << 20;
-    mcio_plan_params p = mcio_hints_plan_params(&h);
+    h.cb_write = MCIO_CB_ENABLE;
+    h.cb_read = MCIO_CB_DISABLE;
+    mcio_plan_params p = mcio_hints_plan_params(&h, 1);
     EXPECT_EQ(p.buffer_size, 4096);
     EXPECT_EQ(p.cb_nodes, 3);
     EXPECT_EQ(p.stripe, 1 << 20);
+    EXPECT_EQ(p.cb, MCIO_CB_ENABLE);
+    EXPECT_EQ(mcio_hints_plan_params(&h, 0).cb, MCIO_CB_DISABLE);
 }
 
 /* --- valid values --- */
 
-enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND };
+enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ };
 
 struct SetCase {
     const char *name, *key, *value;
@@ -91,6 +99,10 @@ const SetCase set_cases[] = {
     {"BackendPosix", "mcio_io_backend", "posix", BACKEND, 0, "posix"},
     {"BackendNull", "mcio_io_backend", "null", BACKEND, 0, "null"},
     {"BackendMpiio", "mcio_io_backend", "mpiio", BACKEND, 0, "mpiio"},
+    {"CbWriteEnable", "romio_cb_write", "enable", CB_WRITE, MCIO_CB_ENABLE, nullptr},
+    {"CbWriteDisable", "romio_cb_write", "disable", CB_WRITE, MCIO_CB_DISABLE, nullptr},
+    {"CbReadEnable", "romio_cb_read", "enable", CB_READ, MCIO_CB_ENABLE, nullptr},
+    {"CbReadAutomatic", "romio_cb_read", "automatic", CB_READ, MCIO_CB_AUTOMATIC, nullptr},
 };
 
 class HintsSet : public ::testing::TestWithParam<SetCase> {};
@@ -108,6 +120,8 @@ TEST_P(HintsSet, Valid)
     case STRIPE: want.striping_unit = c.num; break;
     case STRATEGY: strcpy(want.strategy, c.text); break;
     case BACKEND: strcpy(want.io_backend, c.text); break;
+    case CB_WRITE: want.cb_write = (int)c.num; break;
+    case CB_READ: want.cb_read = (int)c.num; break;
     }
     char detail[MCIO_DETAIL_LEN] = "";
     EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "test", detail), MCIO_SUCCESS) << detail;
@@ -166,6 +180,9 @@ const BadCase bad_cases[] = {
     {"BackendEmpty", "mcio_io_backend", ""},
     {"BackendUpperCase", "mcio_io_backend", "POSIX"},
     {"BackendTooLong", "mcio_io_backend", "a_backend_name_far_longer_than_any_kept"},
+    {"CbWriteGarbage", "romio_cb_write", "on"},
+    {"CbReadCase", "romio_cb_read", "Enable"},
+    {"CbReadEmpty", "romio_cb_read", ""},
     {"UnknownMcioKey", "mcio_bogus", "xyz"},
     {"UnknownMcioKeyNamedLikeRomios", "mcio_cb_nodes", "4"},
 };
@@ -201,7 +218,7 @@ TEST(Hints, UnknownStrategyMessageListsKnownOnes)
 
 TEST(Hints, ForeignKeysIgnored)
 {
-    const char *keys[][2] = {{"romio_cb_write", "enable"}, {"access_style", "write_once"},
+    const char *keys[][2] = {{"romio_ds_write", "enable"}, {"access_style", "write_once"},
                              {"collective_buffering", "true"}, {"cb_config_list", "*:1"},
                              {"mciox", "1"}, {"MCIO_STRATEGY", "nosuch"}, {"", ""}};
     for (auto &kv : keys) {
@@ -280,15 +297,16 @@ TEST(Hints, GetDefaults)
 {
     mcio_hints h = mcio_hints_default();
     const char *want[][2] = {{"cb_buffer_size", "16777216"}, {"cb_nodes", "0"},
-                             {"striping_unit", "0"}, {"mcio_strategy", "romio"},
+                             {"striping_unit", "0"},          {"romio_cb_write", "automatic"},
+                             {"romio_cb_read", "automatic"},  {"mcio_strategy", "romio"},
                              {"mcio_io_backend", "mpiio"}};
     char key[64], value[64];
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 7; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 5, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 7, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -300,19 +318,22 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "cb_nodes", "3", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "striping_unit", "1m", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_io_backend", "posix", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "romio_cb_write", "enable", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "romio_cb_read", "disable", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
-                             {"striping_unit", "1048576"}, {"mcio_strategy", "romio"},
+                             {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
+                             {"romio_cb_read", "disable"},  {"mcio_strategy", "romio"},
                              {"mcio_io_backend", "posix"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 5);
+        ASSERT_LT(i, 7);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 5);
+    EXPECT_EQ(i, 7);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 
@@ -324,6 +345,8 @@ TEST(Hints, GetSetRoundTripOfDefaults)
     back.cb_buffer_size = 1;
     back.striping_unit = 7;
     strcpy(back.io_backend, "null");
+    back.cb_write = MCIO_CB_ENABLE;
+    back.cb_read = MCIO_CB_DISABLE;
     char key[64], value[64], detail[MCIO_DETAIL_LEN] = "";
     for (int i = 0; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++)
         if (strcmp(key, "cb_nodes") != 0) {
