@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The demo: mcio against the MPI library's own collective I/O (Open MPI's OMPIO and its ROMIO),
 # 8 ranks, on the IOR, coll_perf and HACC-IO (array of structures) patterns, every byte verified.
-# Installs what is missing, builds incrementally, and ends with the comparison table.
+# Installs what is missing, builds incrementally, and ends with the comparison tables; the
+# same figures go to out/demo-*.json (machines) and out/demo.png (people).
 # Files go to ${MCIO_DEMO_DIR:-/tmp}: under /tmp they live in the page cache, so the figures
 # compare the two implementations' own costs more than the disk.
 set -euo pipefail
@@ -18,6 +19,10 @@ common=(--pattern ior,coll_perf,hacc-aos --size "${MCIO_DEMO_SIZE:-16m}" --reps 
 for io in ompio romio321; do
   echo "demo: $ranks ranks, Open MPI with native = $io" >&2
   mpiexec.openmpi --oversubscribe -n "$ranks" --mca io "$io" "$dir/mcio-bench" "${common[@]}" \
-    --json "$out/demo-$io.json"
+    --json "$out/demo-$io.json" > "$out/demo-$io.txt"
 done
-echo "demo: JSON in $out/demo-ompio.json and $out/demo-romio321.json" >&2
+/usr/bin/python3 "$root/tools/mcio-plot.py" "$out/demo.png" "$out/demo-ompio.json" \
+  "$out/demo-romio321.json" >&2
+echo "demo: JSON in $out/demo-ompio.json and $out/demo-romio321.json, figure in $out/demo.png" >&2
+echo "demo: w/native and r/native are mcio's bandwidth over native's, medians of the same run" >&2
+cat "$out/demo-ompio.txt" "$out/demo-romio321.txt"

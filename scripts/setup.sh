@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what mcio needs to build and test, when it is missing: a C/C++ toolchain, CMake,
-# Ninja, Debian's MPICH and Open MPI (side by side), hwloc and GoogleTest. As root it runs
+# Ninja, Debian's MPICH and Open MPI (side by side), hwloc, GoogleTest and matplotlib. As root it runs
 # apt-get; otherwise it prints the exact command to run and stops.
 set -euo pipefail
 
@@ -17,6 +17,8 @@ have_cmd mpicc.mpich || need+=(mpich libmpich-dev)
 have_cmd mpicc.openmpi || need+=(openmpi-bin libopenmpi-dev)
 have_pkg libhwloc-dev || need+=(libhwloc-dev)
 have_pkg libgtest-dev || need+=(libgtest-dev)
+# Figures (tools/mcio-plot.py) use Debian's matplotlib with /usr/bin/python3.
+have_pkg python3-matplotlib || need+=(python3-matplotlib)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

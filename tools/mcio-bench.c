@@ -775,14 +775,24 @@ static void optional_cells(const result *res, int nres, const result *r, int hum
     }
 }
 
+/* Which MPI-IO implementation "native" is: Open MPI chooses its io component by MCA parameter
+ * (`--mca io romio321` exports OMPI_MCA_io), OMPIO by default; MPICH's is ROMIO. */
+static const char *native_io(const char *libversion)
+{
+    if (!strstr(libversion, "Open MPI"))
+        return "romio";
+    const char *io = getenv("OMPI_MCA_io");
+    return io && *io ? io : "ompio";
+}
+
 static void print_table(const opts *o, const result *res, int nres, const char *libversion)
 {
     char lib[128];
     snprintf(lib, sizeof lib, "%.*s", (int)strcspn(libversion, "\n,"), libversion);
     for (char *t = lib; (t = strchr(t, '\t')) != NULL;) /* MPICH: "MPICH Version:\t4.0.2" */
         *t = ' ';
-    printf("# mcio-bench: %d ranks, %s, reps %d%s", res[0].ranks, lib, o->reps,
-           o->persistent ? ", persistent plans" : "");
+    printf("# mcio-bench: %d ranks, %s (native = %s), reps %d%s", res[0].ranks, lib,
+           native_io(libversion), o->reps, o->persistent ? ", persistent plans" : "");
     for (int h = 0; h < o->nhints; h++)
         printf("%s%s=%s", h ? " " : ", hints: ", o->hint_key[h], o->hint_val[h]);
     printf("\n%-10s %-6s %5s %11s %12s %12s %8s %8s %5s %6s %10s  %s\n", "pattern", "engine",
@@ -842,6 +852,8 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
     json_string(f, host);
     fprintf(f, ",\"mpi_library_version\":");
     json_string(f, libversion);
+    fprintf(f, ",\"native_io\":");
+    json_string(f, native_io(libversion));
     fprintf(f, ",\"ranks\":%d},\n\"results\":[", res[0].ranks);
     for (int i = 0; i < nres; i++) {
         const result *r = &res[i];
