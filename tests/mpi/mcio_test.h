@@ -292,6 +292,22 @@ static inline int mt_compare_at(const uint8_t *got, const uint8_t *want, int64_t
 
 /* --- files --- */
 
+
+/* Rank 0 writes text to path (a hints file); every rank returns once it is there. The barrier
+ * first: no rank is still reading the previous text. */
+static inline void mt_write_text(const char *path, const char *text)
+{
+    int ok = 1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mt.rank == 0) {
+        FILE *f = fopen(path, "w");
+        ok = f && fputs(text, f) >= 0;
+        if (f && fclose(f) != 0)
+            ok = 0;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECKF(ok, "cannot write %s", path);
+}
 /*
  * Rank 0 creates path with size bytes of sentinel, once every rank is done with what was there
  * (a barrier); every rank returns after it has.

@@ -217,20 +217,6 @@ static void access_errors(void)
         CHECK(fh_ == MCIO_FILE_NULL);                                                              \
     } while (0)
 
-/* Rank 0 writes a hints file; every rank returns once it exists. */
-static void write_hints(const char *hpath, const char *text)
-{
-    int ok = 1;
-    if (mt.rank == 0) {
-        FILE *f = fopen(hpath, "w");
-        ok = f && fputs(text, f) >= 0;
-        if (f && fclose(f) != 0)
-            ok = 0;
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    CHECKF(ok, "cannot write %s", hpath);
-}
-
 static void hint_errors(void)
 {
     mt.ctx = "hints";
@@ -259,23 +245,23 @@ static void hint_errors(void)
     /* The MCIO_HINTS file: a malformed line, named by file and line number. */
     char hpath[600], where[640];
     snprintf(hpath, sizeof hpath, "%s.hints", path);
-    write_hints(hpath, "# job defaults\ncb_buffer_size 4096\n\ncb_nodes\nstriping_unit 0\n");
+    mt_write_text(hpath, "# job defaults\ncb_buffer_size 4096\n\ncb_nodes\nstriping_unit 0\n");
     setenv("MCIO_HINTS", hpath, 1);
     snprintf(where, sizeof where, "%s:4", hpath);
     OPEN_FAILS(MPI_INFO_NULL, where);
 
     /* A malformed value in the file: file, line, key and value. */
-    write_hints(hpath, "cb_nodes 1\ncb_buffer_size 12x # oops\n");
+    mt_write_text(hpath, "cb_nodes 1\ncb_buffer_size 12x # oops\n");
     snprintf(where, sizeof where, "%s:2", hpath);
     OPEN_FAILS(MPI_INFO_NULL, where, "cb_buffer_size", "12x");
 
     /* An unknown mcio_ key in the file. */
-    write_hints(hpath, "mcio_bogus 1\n");
+    mt_write_text(hpath, "mcio_bogus 1\n");
     snprintf(where, sizeof where, "%s:1", hpath);
     OPEN_FAILS(MPI_INFO_NULL, where, "mcio_bogus");
 
     /* A value with two words. */
-    write_hints(hpath, "cb_buffer_size 4096 8192\n");
+    mt_write_text(hpath, "cb_buffer_size 4096 8192\n");
     snprintf(where, sizeof where, "%s:1", hpath);
     OPEN_FAILS(MPI_INFO_NULL, where);
 

@@ -24,20 +24,6 @@ static int nodes(void)
     return k > 0 ? (mt.nprocs + k - 1) / k : 1;
 }
 
-static void write_text(const char *path, const char *text)
-{
-    int ok = 1;
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (mt.rank == 0) {
-        FILE *f = fopen(path, "w");
-        ok = f && fputs(text, f) >= 0;
-        if (f && fclose(f) != 0)
-            ok = 0;
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    CHECKF(ok, "cannot write %s", path);
-}
-
 /* What a configuration must produce. */
 typedef struct expect {
     const char *cb_buffer_size; /* in force, as get_info prints it */
@@ -182,7 +168,7 @@ int main(int argc, char **argv)
     snprintf(nodestr, sizeof nodestr, "%d", nodes());
     int two = min_int(2, n);
 
-    write_text(hpath, "# site defaults for mcio\n"
+    mt_write_text(hpath, "# site defaults for mcio\n"
                       "\n"
                       "   cb_buffer_size \t 4096   # small: many rounds\n"
                       "cb_nodes 2\r\n"    /* CRLF */
@@ -200,11 +186,11 @@ int main(int argc, char **argv)
     while (at < 1900)
         at += snprintf(text + at, 4096 - (size_t)at, " node%04d", at);
     snprintf(text + at, 4096 - (size_t)at, "\ncb_buffer_size 4096\n# end\ncb_nodes 2\n");
-    write_text(hpath, text);
+    mt_write_text(hpath, text);
     free(text);
     scenario("long-comment", MPI_INFO_NULL, &(expect){"4096", "2", "mpiio", 4096, two, 0});
 
-    write_text(hpath, "cb_buffer_size 3k\nmcio_io_backend posix\nmcio_strategy romio\n");
+    mt_write_text(hpath, "cb_buffer_size 3k\nmcio_io_backend posix\nmcio_strategy romio\n");
     scenario("suffix-backend", MPI_INFO_NULL,
              &(expect){"3072", nodestr, "posix", 3072, nodes(), 0});
     info = mt_info("mcio_io_backend", "mpiio", "cb_nodes", "1", NULL);
