@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# A tiny sweep end to end (tools/mcio-sweep.py): every case run and verified, the JSON holding
+# every repetition, the figures written and non-empty, and a second run resuming (no case
+# redone). Usage: sweep_test.sh <source root> <build dir> <mpich|openmpi>
+set -euo pipefail
+root=$1 build=$2 mpi=$3
+work=$(mktemp -d "$build/testdata/sweep.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cat > "$work/tiny.json" <<JSON
+{"name": "tiny", "mpi": "$mpi", "ranks": [2], "workloads": ["ior", "hacc-aos"],
+ "sizes": ["64k", "128k"], "buffers": ["16k", "64k"], "reps": 2, "dir": "$work"}
+JSON
+/usr/bin/python3 "$root/tools/mcio-sweep.py" run "$work/tiny.json" --out "$work/s.json" \
+  --build "$build" 2> "$work/log" || { cat "$work/log"; exit 1; }
+/usr/bin/python3 - "$work/s.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+cases = doc["cases"]
+assert len(cases) == 8, "expected 8 cases, got %d" % len(cases)
+for c in cases:
+    engines = sorted(r["engine"] for r in c["results"])
+    assert engines == ["mcio", "native"], (c["key"], engines)
+    for r in c["results"]:
+        assert r["verified"] is True, (c["key"], r["engine"], "not verified")
+        assert len(r["write_reps"]) == 2 and len(r["read_reps"]) == 2, (c["key"], r["engine"])
+        assert r["write_mib_s"] > 0 and r["read_mib_s"] > 0, (c["key"], r["engine"])
+print("sweep JSON: %d cases, all verified" % len(cases))
+PY
+for fig in memory size breakdown; do
+  [ -s "$work/s-$fig.png" ] || { echo "figure s-$fig.png missing or empty"; cat "$work/log"; exit 1; }
+  head -c 8 "$work/s-$fig.png" | od -An -c | grep -q 'P   N   G' || { echo "s-$fig.png is not a PNG"; exit 1; }
+done
+echo "figures: memory, size, breakdown"
+/usr/bin/python3 "$root/tools/mcio-sweep.py" run "$work/tiny.json" --out "$work/s.json" \
+  --build "$build" --no-plot 2> "$work/log2"
+grep -q "8 of 8 cases already" "$work/log2" || { echo "the rerun did not resume:"; cat "$work/log2"; exit 1; }
+echo "rerun resumed without redoing a case"
