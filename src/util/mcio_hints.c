@@ -9,7 +9,8 @@
 
 mcio_hints mcio_hints_default(void)
 {
-    mcio_hints h = {.cb_buffer_size = 16 * 1024 * 1024, .cb_nodes = 0, .striping_unit = 0};
+    mcio_hints h = {
+        .cb_buffer_size = 16 * 1024 * 1024, .cb_nodes = 0, .striping_unit = 0, .enable = 1};
     strcpy(h.strategy, "romio");
     strcpy(h.io_backend, "mpiio");
     return h;
@@ -94,6 +95,16 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
             return MCIO_ERR_HINT;
         }
         snprintf(h->io_backend, sizeof h->io_backend, "%s", value);
+    } else if (strcmp(key, "mcio_enable") == 0) {
+        if (strcmp(value, "true") == 0)
+            h->enable = 1;
+        else if (strcmp(value, "false") == 0)
+            h->enable = 0;
+        else {
+            snprintf(detail, MCIO_DETAIL_LEN, "hint mcio_enable (%s): '%s' is not true or false",
+                     where, value);
+            return MCIO_ERR_HINT;
+        }
     } else if (strncmp(key, "mcio_", 5) == 0) {
         snprintf(detail, MCIO_DETAIL_LEN,
                  "hint %s (%s): unknown mcio hint (value '%s'); see docs/hints.md", key, where,
@@ -164,6 +175,10 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
     case 4:
         snprintf(key, keylen, "mcio_io_backend");
         snprintf(value, valuelen, "%s", h->io_backend);
+        return 1;
+    case 5:
+        snprintf(key, keylen, "mcio_enable");
+        snprintf(value, valuelen, "%s", h->enable ? "true" : "false");
         return 1;
     default:
         return 0;

@@ -22,6 +22,7 @@ typedef struct mcio_hints {
     int64_t striping_unit;  /* ROMIO's striping_unit: 0 = no alignment */
     char strategy[MCIO_NAME_LEN];   /* mcio_strategy: romio */
     char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null */
+    int enable;                     /* mcio_enable: 1; 0 = the drop-in layer leaves the file alone */
 } mcio_hints;
 
 /* The defaults. */

@@ -21,14 +21,15 @@ bool same(const mcio_hints &a, const mcio_hints &b)
 {
     return a.cb_buffer_size == b.cb_buffer_size && a.cb_nodes == b.cb_nodes &&
            a.striping_unit == b.striping_unit && strcmp(a.strategy, b.strategy) == 0 &&
-           strcmp(a.io_backend, b.io_backend) == 0;
+           strcmp(a.io_backend, b.io_backend) == 0 && a.enable == b.enable;
 }
 
 std::string show(const mcio_hints &h)
 {
     return "{cb_buffer_size " + std::to_string(h.cb_buffer_size) + ", cb_nodes " +
            std::to_string(h.cb_nodes) + ", striping_unit " + std::to_string(h.striping_unit) +
-           ", strategy " + h.strategy + ", io_backend " + h.io_backend + "}";
+           ", strategy " + h.strategy + ", io_backend " + h.io_backend +
+           ", enable " + std::to_string(h.enable) + "}";
 }
 
 TEST(Hints, Defaults)
@@ -39,6 +40,7 @@ TEST(Hints, Defaults)
     EXPECT_EQ(h.striping_unit, 0);
     EXPECT_STREQ(h.strategy, "romio");
     EXPECT_STREQ(h.io_backend, "mpiio");
+    EXPECT_EQ(h.enable, 1);
 }
 
 TEST(Hints, PlanParams)
@@ -55,12 +57,12 @@ TEST(Hints, PlanParams)
 
 /* --- valid values --- */
 
-enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND };
+enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND, ENABLE };
 
 struct SetCase {
     const char *name, *key, *value;
     Field field;
-    int64_t num;      /* for BUF, NODES, STRIPE */
+    int64_t num;      /* for BUF, NODES, STRIPE, ENABLE */
     const char *text; /* for STRATEGY, BACKEND */
 };
 
@@ -91,6 +93,8 @@ const SetCase set_cases[] = {
     {"BackendPosix", "mcio_io_backend", "posix", BACKEND, 0, "posix"},
     {"BackendNull", "mcio_io_backend", "null", BACKEND, 0, "null"},
     {"BackendMpiio", "mcio_io_backend", "mpiio", BACKEND, 0, "mpiio"},
+    {"EnableFalse", "mcio_enable", "false", ENABLE, 0, nullptr},
+    {"EnableTrue", "mcio_enable", "true", ENABLE, 1, nullptr},
 };
 
 class HintsSet : public ::testing::TestWithParam<SetCase> {};
@@ -101,6 +105,8 @@ TEST_P(HintsSet, Valid)
     mcio_hints h = mcio_hints_default();
     if (c.field == BACKEND) /* start from another value so that the change shows */
         strcpy(h.io_backend, strcmp(c.text, "posix") ? "posix" : "null");
+    if (c.field == ENABLE)
+        h.enable = !c.num;
     mcio_hints want = h;
     switch (c.field) {
     case BUF: want.cb_buffer_size = c.num; break;
@@ -108,6 +114,7 @@ TEST_P(HintsSet, Valid)
     case STRIPE: want.striping_unit = c.num; break;
     case STRATEGY: strcpy(want.strategy, c.text); break;
     case BACKEND: strcpy(want.io_backend, c.text); break;
+    case ENABLE: want.enable = (int)c.num; break;
     }
     char detail[MCIO_DETAIL_LEN] = "";
     EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "test", detail), MCIO_SUCCESS) << detail;
@@ -166,6 +173,10 @@ const BadCase bad_cases[] = {
     {"BackendEmpty", "mcio_io_backend", ""},
     {"BackendUpperCase", "mcio_io_backend", "POSIX"},
     {"BackendTooLong", "mcio_io_backend", "a_backend_name_far_longer_than_any_kept"},
+    {"EnableYes", "mcio_enable", "yes"},
+    {"EnableOne", "mcio_enable", "1"},
+    {"EnableUpperCase", "mcio_enable", "FALSE"},
+    {"EnableEmpty", "mcio_enable", ""},
     {"UnknownMcioKey", "mcio_bogus", "xyz"},
     {"UnknownMcioKeyNamedLikeRomios", "mcio_cb_nodes", "4"},
 };
@@ -281,14 +292,14 @@ TEST(Hints, GetDefaults)
     mcio_hints h = mcio_hints_default();
     const char *want[][2] = {{"cb_buffer_size", "16777216"}, {"cb_nodes", "0"},
                              {"striping_unit", "0"}, {"mcio_strategy", "romio"},
-                             {"mcio_io_backend", "mpiio"}};
+                             {"mcio_io_backend", "mpiio"}, {"mcio_enable", "true"}};
     char key[64], value[64];
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 5, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 6, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -300,19 +311,20 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "cb_nodes", "3", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "striping_unit", "1m", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_io_backend", "posix", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_enable", "false", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"}, {"mcio_strategy", "romio"},
-                             {"mcio_io_backend", "posix"}};
+                             {"mcio_io_backend", "posix"}, {"mcio_enable", "false"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 5);
+        ASSERT_LT(i, 6);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 5);
+    EXPECT_EQ(i, 6);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 
@@ -324,6 +336,7 @@ TEST(Hints, GetSetRoundTripOfDefaults)
     back.cb_buffer_size = 1;
     back.striping_unit = 7;
     strcpy(back.io_backend, "null");
+    back.enable = 0;
     char key[64], value[64], detail[MCIO_DETAIL_LEN] = "";
     for (int i = 0; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++)
         if (strcmp(key, "cb_nodes") != 0) {
