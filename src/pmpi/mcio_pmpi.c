@@ -65,6 +65,17 @@ static int active(void)
     return !fin;
 }
 
+/* MCIO_PMPI_VERBOSE=1: say on stderr why a call went to the MPI library. */
+static int verbose(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("MCIO_PMPI_VERBOSE");
+        v = e && *e && strcmp(e, "0") != 0;
+    }
+    return v;
+}
+
 static pmpi_file *lookup(MPI_File fh)
 {
     pthread_mutex_lock(&files_lock);
@@ -179,6 +190,11 @@ void mcio_pmpi_after_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
                  datarep && strcmp(datarep, "native") == 0 && disp >= 0;
     if (info_disables(info))
         f->enabled = 0;
+    if (!f->view_ok && verbose())
+        fprintf(stderr, "mcio: view not served: datarep %s, filetype %s%s, %lld blocks\n",
+                datarep ? datarep : "(null)", f->ft && f->ft->ok ? "flattened" : "not flattened",
+                f->ft && f->ft->ok && !f->ft->monotone ? " but not monotone" : "",
+                f->ft ? (long long)f->ft->n : 0LL);
     in_layer = 0;
 }
 
@@ -412,27 +428,46 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
     mcio_flat *mt = c->count >= 0 ? mcio_flat_get(c->type) : NULL;
     int64_t nbytes = mt ? (int64_t)c->count * mt->size : 0;
     int64_t pos = c->offset, eof = -1, done = 0;
-    int ok = mt && mt->ok && f->view_ok && !atomic && nbytes % f->etype_size == 0 &&
-             (nbytes == 0 || f->ft->size > 0) &&
-             !(c->write && (f->amode & MPI_MODE_RDONLY)) &&
-             !(!c->write && (f->amode & MPI_MODE_WRONLY)) && (!c->at || c->offset >= 0) &&
-             (c->form != MCIO_FORM_NONBLOCKING || c->request);
+    const char *why = NULL; /* why this rank cannot serve the call, for MCIO_PMPI_VERBOSE */
+    if (!mt || !mt->ok)
+        why = "memory datatype not flattened (unsupported constructor)";
+    else if (!f->view_ok)
+        why = "file view not supported (datarep, filetype constructor or order)";
+    else if (atomic)
+        why = "atomic mode";
+    else if (nbytes % f->etype_size != 0)
+        why = "data is not a whole number of etypes";
+    else if (nbytes > 0 && f->ft->size == 0)
+        why = "data but an empty filetype";
+    else if ((c->write && (f->amode & MPI_MODE_RDONLY)) || (!c->write && (f->amode & MPI_MODE_WRONLY)))
+        why = "access mode";
+    else if ((c->at && c->offset < 0) || (c->form == MCIO_FORM_NONBLOCKING && !c->request))
+        why = "invalid argument";
+    int ok = why == NULL;
     if (ok && !c->at) {
         MPI_Offset p;
-        ok = PMPI_File_get_position(c->fh, &p) == MPI_SUCCESS;
+        if (PMPI_File_get_position(c->fh, &p) != MPI_SUCCESS)
+            ok = 0, why = "MPI_File_get_position failed";
         pos = p;
     }
+    if (ok && !f->ft->tiles_ok && pos * f->etype_size + nbytes > f->ft->size)
+        ok = 0, why = "the access runs past a filetype whose copies would overlap";
     if (ok && !c->write) {
         MPI_Offset size;
-        ok = PMPI_File_get_size(c->fh, &size) == MPI_SUCCESS;
+        if (PMPI_File_get_size(c->fh, &size) != MPI_SUCCESS)
+            ok = 0, why = "MPI_File_get_size failed";
         eof = size;
     }
     pieces p = {0};
-    if (ok)
-        ok = build_pieces(f, mt, c->buf, pos * f->etype_size, nbytes, eof, &p, &done) == 0;
+    if (ok && build_pieces(f, mt, c->buf, pos * f->etype_size, nbytes, eof, &p, &done) != 0)
+        ok = 0, why = "out of memory for the extent list";
     int all = 0;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
     if (!all) {
+        if (verbose())
+            fprintf(stderr, "mcio: collective %s left to the MPI library%s%s\n",
+                    c->write ? "write" : "read", why ? ": " : " (another rank cannot serve it)",
+                    why ? why : "");
         pieces_free(&p);
         mcio_flat_release(mt);
         in_layer = 0;

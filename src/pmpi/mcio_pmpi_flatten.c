@@ -11,7 +11,7 @@
  *
  * Glossary: type map order: the order of the bytes in the data stream, which maps memory to
  * file; dense: one block filling its extent; monotone: usable as an MPI filetype (blocks in
- * increasing order, not overlapping, within one extent, so tiles never overlap).
+ * increasing order, not overlapping); tiles_ok: and within one extent, so tiles never overlap.
  */
 #include "mcio_pmpi_flatten.h"
 
@@ -355,8 +355,10 @@ static mcio_flat *flatten(MPI_Datatype t)
         f->prefix[b.n] = sum;
     if (sum != f->size) /* the walk disagrees with MPI: trust MPI and step aside */
         f->ok = f->monotone = 0;
-    if (b.n > 0 && b.disp[b.n - 1] + b.len[b.n - 1] - b.disp[0] > f->extent)
-        f->monotone = 0; /* tiles would overlap */
+    /* PnetCDF's record-variable filetypes are one tile whose blocks span more than the extent:
+     * fine while an access stays in the first tile. */
+    f->tiles_ok = f->monotone &&
+                  (b.n == 0 || b.disp[b.n - 1] + b.len[b.n - 1] - b.disp[0] <= f->extent);
     return f;
 }
 

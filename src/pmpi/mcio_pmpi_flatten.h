@@ -12,7 +12,8 @@
 typedef struct mcio_flat {
     int refs;       /* the datatype's attribute holds one; each file view holding it, one */
     int ok;         /* 0: a constructor mcio does not flatten; the caller falls back to MPI */
-    int monotone;   /* usable as a filetype: blocks in increasing order, tiles do not overlap */
+    int monotone;   /* usable as a filetype: blocks non-negative, in increasing order */
+    int tiles_ok;   /* and copies tiled at the extent do not overlap (blocks span <= extent) */
     int64_t size;   /* MPI_Type_size */
     int64_t lb, extent; /* MPI_Type_get_extent */
     int64_t n;      /* blocks */

@@ -1,6 +1,7 @@
 /*
  * An unmodified PnetCDF program: two variables (a 2-D int and a 1-D double with a record
- * dimension) written with ncmpi_put_vara_*_all and read back with ncmpi_get_vara_*_all.
+ * dimension) written with ncmpi_put_vara_*_all (half of the ranks with zero counts in each
+ * call) and read back with ncmpi_get_vara_*_all.
  * run_pmpi.sh runs it natively and under the layer and compares the files (cmp; ncmpidiff if
  * the bytes differ) and the read dumps.
  * Usage: pnc_io <file> <dump prefix> <calls file>   (writes "-")
@@ -32,10 +33,10 @@ int main(int argc, char **argv)
     if (argc < 4)
         MPI_Abort(MPI_COMM_WORLD, 2);
     int *a = malloc(sizeof(int) * NY * NX), *ra = malloc(sizeof(int) * NY * NX);
-    double b[NREC * 7], rb[NREC * 7];
+    double b[NREC * NY], rb[NREC * NY];
     for (int i = 0; i < NY * NX; i++)
         a[i] = rank * 100000 + i;
-    for (int i = 0; i < NREC * 7; i++)
+    for (int i = 0; i < NREC * NY; i++)
         b[i] = rank + i / 8.0;
     NC(ncmpi_create(MPI_COMM_WORLD, argv[1], NC_CLOBBER | NC_64BIT_DATA, MPI_INFO_NULL, &nc));
     NC(ncmpi_def_dim(nc, "y", (MPI_Offset)NY * nprocs, &dy));
@@ -48,15 +49,19 @@ int main(int argc, char **argv)
     NC(ncmpi_enddef(nc));
     MPI_Offset s2[] = {(MPI_Offset)NY * rank, 0}, c2[] = {NY, NX};
     NC(ncmpi_put_vara_int_all(nc, v2, s2, c2, a));
-    /* 7 of each rank's NY values per record; odd ranks write nothing (zero-count calls) */
-    MPI_Offset s1[] = {0, (MPI_Offset)NY * rank}, c1[] = {NREC, rank % 2 ? 0 : 7};
+    /* even ranks in one call, odd ones in the next (zero-count calls on the others); no holes:
+     * MPI libraries leave undefined bytes in holes past the end of file */
+    MPI_Offset s1[] = {0, (MPI_Offset)NY * rank}, c1[] = {NREC, rank % 2 ? 0 : NY};
     NC(ncmpi_put_vara_double_all(nc, v1, s1, c1, b));
+    MPI_Offset c1b[] = {NREC, rank % 2 ? NY : 0};
+    NC(ncmpi_put_vara_double_all(nc, v1, s1, c1b, b));
+    c1[1] = NY;
     NC(ncmpi_close(nc));
 
     NC(ncmpi_open(MPI_COMM_WORLD, argv[1], NC_NOWRITE, MPI_INFO_NULL, &nc));
     for (int i = 0; i < NY * NX; i++)
         ra[i] = -1;
-    for (int i = 0; i < NREC * 7; i++)
+    for (int i = 0; i < NREC * NY; i++)
         rb[i] = -1;
     NC(ncmpi_get_vara_int_all(nc, v2, s2, c2, ra));
     NC(ncmpi_get_vara_double_all(nc, v1, s1, c1, rb));
@@ -72,7 +77,7 @@ int main(int argc, char **argv)
     FILE *dump = fopen(dname, "w");
     if (dump) {
         fwrite(ra, sizeof(int), NY * NX, dump);
-        fwrite(rb, sizeof(double), NREC * 7, dump);
+        fwrite(rb, sizeof(double), NREC * NY, dump);
         fclose(dump);
     }
     int all = 0;
