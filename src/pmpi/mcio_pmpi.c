@@ -246,13 +246,18 @@ static int raise_error(MPI_File fh, int status, const char *msg)
     case MCIO_ERR_INTERNAL: cls = MPI_ERR_INTERN; break;
     default: cls = MPI_ERR_OTHER; break;
     }
-    int code = cls;
-    char text[MPI_MAX_ERROR_STRING];
+    int code = cls, len = 0;
+    char text[MPI_MAX_ERROR_STRING], back[MPI_MAX_ERROR_STRING] = "";
     snprintf(text, sizeof text, "mcio: %s", msg);
-    if (PMPI_Add_error_code(cls, &code) == MPI_SUCCESS)
-        PMPI_Add_error_string(code, text);
-    else
+    if (PMPI_Add_error_code(cls, &code) == MPI_SUCCESS &&
+        PMPI_Add_error_string(code, text) == MPI_SUCCESS)
+        PMPI_Error_string(code, back, &len);
+    if (strcmp(back, text) != 0) {
+        /* MPICH 4.0 answers MPI_Error_string of a new code of a predefined class with the class's
+         * text and a stale error stack: return the class, and say mcio's message on stderr. */
         code = cls;
+        fprintf(stderr, "%s\n", text);
+    }
     PMPI_File_call_errhandler(fh, code);
     return code;
 }
