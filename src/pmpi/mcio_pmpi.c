@@ -430,7 +430,8 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
     in_layer = 1;
     int atomic = 0;
     PMPI_File_get_atomicity(c->fh, &atomic);
-    mcio_flat *mt = c->count >= 0 ? mcio_flat_get(c->type) : NULL;
+    /* An invalid count or type is the MPI library's to report (through the file's handler). */
+    mcio_flat *mt = c->count >= 0 && c->type != MPI_DATATYPE_NULL ? mcio_flat_get(c->type) : NULL;
     int64_t nbytes = mt ? (int64_t)c->count * mt->size : 0;
     int64_t pos = c->offset, eof = -1, done = 0;
     const char *why = NULL; /* why this rank cannot serve the call, for MCIO_PMPI_VERBOSE */
