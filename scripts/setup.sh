@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what mcio needs to build and test, when it is missing: a C/C++ toolchain, CMake,
-# Ninja, Debian's MPICH and Open MPI (side by side), hwloc, GoogleTest and matplotlib. As root it runs
+# Ninja, Debian's MPICH and Open MPI (side by side), hwloc, GoogleTest, matplotlib, and for the drop-in
+# layer's tests gfortran, HDF5 (for each MPI) and PnetCDF. As root it runs
 # apt-get; otherwise it prints the exact command to run and stops.
 set -euo pipefail
 
@@ -19,6 +20,14 @@ have_pkg libhwloc-dev || need+=(libhwloc-dev)
 have_pkg libgtest-dev || need+=(libgtest-dev)
 # Figures (tools/mcio-plot.py) use Debian's matplotlib with /usr/bin/python3.
 have_pkg python3-matplotlib || need+=(python3-matplotlib)
+# The drop-in layer's tests (tests/pmpi): Fortran MPI programs, HDF5 built with each MPI, h5diff,
+# and PnetCDF (Debian builds it with Open MPI) with ncmpidiff.
+have_cmd gfortran || need+=(gfortran)
+have_pkg libhdf5-mpich-dev || need+=(libhdf5-mpich-dev)
+have_pkg libhdf5-openmpi-dev || need+=(libhdf5-openmpi-dev)
+have_cmd h5diff || need+=(hdf5-tools)
+have_pkg libpnetcdf-dev || need+=(libpnetcdf-dev)
+have_cmd ncmpidiff || need+=(pnetcdf-bin)
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0

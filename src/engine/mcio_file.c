@@ -188,11 +188,12 @@ int mcio_file_get_info(mcio_file fh, MPI_Info *info)
     if (!fh || !info)
         return mcio_error_set(MCIO_ERR_ARG, "file handle or info is NULL");
     PMPI_Info_create(info);
-    char key[64], value[64];
+    char key[64], value[MPI_MAX_INFO_VAL + 1];
     for (int i = 0; mcio_hints_get(&fh->hints, i, key, sizeof key, value, sizeof value); i++) {
         if (strcmp(key, "cb_nodes") == 0 && fh->hints.cb_nodes == 0) /* the default in effect */
             snprintf(value, sizeof value, "%d", fh->machine.nnodes);
-        PMPI_Info_set(*info, key, value);
+        if (value[0]) /* "": unset, without a default */
+            PMPI_Info_set(*info, key, value);
     }
     return mcio_error_set(MCIO_SUCCESS, NULL);
 }

@@ -1,8 +1,14 @@
+/*
+ * Hints, by table: each key mcio reads is one row (its type, the field it sets, its range or
+ * its choices), and setting, checking, listing and the error messages all come from the rows.
+ * A new hint is a field in mcio_hints, its default below, a row, and a line in docs/hints.md.
+ */
 #include "mcio_hints.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +19,8 @@ mcio_hints mcio_hints_default(void)
                     .cb_nodes = 0,
                     .striping_unit = 0,
                     .cb_write = MCIO_CB_AUTOMATIC,
-                    .cb_read = MCIO_CB_AUTOMATIC};
+                    .cb_read = MCIO_CB_AUTOMATIC,
+                    .enable = 1};
     strcpy(h.strategy, "romio");
     strcpy(h.io_backend, "mpiio");
     return h;
@@ -47,12 +54,11 @@ static int parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out)
     return 0;
 }
 
-/* A backend name: lower-case letters, digits and '_', short enough to keep. Whether a backend of
- * that name is registered is known only to the engine, which checks it when the file opens. */
-static int is_name(const char *v)
+/* A word: lower-case letters, digits and '_', shorter than len. */
+static int is_word(const char *v, size_t len)
 {
     size_t n = strlen(v);
-    if (n == 0 || n >= MCIO_NAME_LEN)
+    if (n == 0 || n >= len)
         return 0;
     for (size_t i = 0; i < n; i++)
         if (!islower((unsigned char)v[i]) && !isdigit((unsigned char)v[i]) && v[i] != '_')
@@ -61,73 +67,133 @@ static int is_name(const char *v)
 }
 
 /* ROMIO's values of romio_cb_write / romio_cb_read, in enum mcio_cb_mode order. */
-static const char *const cb_modes[] = {"automatic", "enable", "disable"};
+static const char *cb_mode_name(int i)
+{
+    static const char *const names[] = {"automatic", "enable", "disable"};
+    return i >= 0 && i < 3 ? names[i] : NULL;
+}
+
+static const char *bool_name(int i)
+{
+    return i == 0 ? "false" : i == 1 ? "true" : NULL;
+}
+
+typedef enum hint_kind {
+    HINT_BYTES,  /* int64_t, a byte count in [min, max] */
+    HINT_INT,    /* int, a count in [min, max] (k/m/g suffixes allowed) */
+    HINT_CHOICE, /* int, the index of the value among names(0), names(1), ... */
+    HINT_WORD    /* char[size], a word; one of names(i) when names is set */
+} hint_kind;
+
+typedef struct hint_spec {
+    const char *key;
+    hint_kind kind;
+    size_t at, size;             /* the field: offsetof, sizeof */
+    int64_t min, max;            /* HINT_BYTES, HINT_INT */
+    const char *(*names)(int i); /* HINT_CHOICE, HINT_WORD: the values, NULL past the last */
+} hint_spec;
+
+#define FIELD(f) offsetof(mcio_hints, f), sizeof(((mcio_hints *)0)->f)
+
+/* In the order mcio_hints_get lists them (mcio_file_get_info, docs/hints.md). */
+static const hint_spec specs[] = {
+    /* A round's bytes to one peer go in one MPI message, whose count is an int. */
+    {.key = "cb_buffer_size", .kind = HINT_BYTES, FIELD(cb_buffer_size), .min = 1, .max = INT32_MAX},
+    {.key = "cb_nodes", .kind = HINT_INT, FIELD(cb_nodes), .min = 1, .max = INT32_MAX},
+    {.key = "striping_unit", .kind = HINT_BYTES, FIELD(striping_unit), .min = 0, .max = INT32_MAX},
+    {.key = "romio_cb_write", .kind = HINT_CHOICE, FIELD(cb_write), .names = cb_mode_name},
+    {.key = "romio_cb_read", .kind = HINT_CHOICE, FIELD(cb_read), .names = cb_mode_name},
+    {.key = "mcio_strategy", .kind = HINT_WORD, FIELD(strategy), .names = mcio_planner_name},
+    /* Whether a backend of that name is registered is known only to the engine (tests register
+     * their own), which checks it when the file opens. */
+    {.key = "mcio_io_backend", .kind = HINT_WORD, FIELD(io_backend)},
+    {.key = "mcio_enable", .kind = HINT_CHOICE, FIELD(enable), .names = bool_name},
+};
+#define NSPECS ((int)(sizeof specs / sizeof specs[0]))
+
+/* "a, b, c": the values of a choice, for messages. */
+static void list_names(const char *(*names)(int), char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int i = 0; names(i); i++)
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? ", " : "", names(i));
+}
+
+static int index_of(const char *(*names)(int), const char *v)
+{
+    for (int i = 0; names(i); i++)
+        if (strcmp(v, names(i)) == 0)
+            return i;
+    return -1;
+}
 
 int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char *where,
                    char detail[MCIO_DETAIL_LEN])
 {
-    int64_t x;
-    if (strcmp(key, "cb_buffer_size") == 0) {
-        /* A round's bytes to one peer go in one MPI message, whose count is an int. */
-        if (parse_bytes(value, 1, INT32_MAX, &x))
-            goto bad_bytes;
-        h->cb_buffer_size = x;
-    } else if (strcmp(key, "cb_nodes") == 0) {
-        if (parse_bytes(value, 1, INT32_MAX, &x))
-            goto bad_count;
-        h->cb_nodes = (int)x;
-    } else if (strcmp(key, "striping_unit") == 0) {
-        if (parse_bytes(value, 0, INT32_MAX, &x))
-            goto bad_bytes;
-        h->striping_unit = x;
-    } else if (strcmp(key, "romio_cb_write") == 0 || strcmp(key, "romio_cb_read") == 0) {
-        int mode = -1;
-        for (int i = 0; i < 3; i++)
-            if (strcmp(value, cb_modes[i]) == 0)
-                mode = i;
-        if (mode < 0) {
-            snprintf(detail, MCIO_DETAIL_LEN,
-                     "hint %s (%s): '%s' is not one of automatic, enable, disable", key, where,
-                     value);
-            return MCIO_ERR_HINT;
-        }
-        *(strcmp(key, "romio_cb_write") == 0 ? &h->cb_write : &h->cb_read) = mode;
-    } else if (strcmp(key, "mcio_strategy") == 0) {
-        if (!mcio_planner_find(value)) {
-            char known[128] = "";
-            for (int i = 0; mcio_planner_name(i); i++)
-                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
-                         mcio_planner_name(i));
-            snprintf(detail, MCIO_DETAIL_LEN,
-                     "hint mcio_strategy (%s): '%s' is not a strategy (known: %s)", where, value,
-                     known);
-            return MCIO_ERR_HINT;
-        }
-        snprintf(h->strategy, sizeof h->strategy, "%s", value);
-    } else if (strcmp(key, "mcio_io_backend") == 0) {
-        if (!is_name(value)) {
-            snprintf(detail, MCIO_DETAIL_LEN,
-                     "hint mcio_io_backend (%s): '%s' is not a backend name (lower-case letters, "
-                     "digits, '_')",
-                     where, value);
-            return MCIO_ERR_HINT;
-        }
-        snprintf(h->io_backend, sizeof h->io_backend, "%s", value);
-    } else if (strncmp(key, "mcio_", 5) == 0) {
+    const hint_spec *s = NULL;
+    for (int i = 0; i < NSPECS && !s; i++)
+        if (strcmp(key, specs[i].key) == 0)
+            s = &specs[i];
+    if (!s) {
+        if (strncmp(key, "mcio_", 5) != 0)
+            return MCIO_SUCCESS; /* meant for the MPI library */
         snprintf(detail, MCIO_DETAIL_LEN,
                  "hint %s (%s): unknown mcio hint (value '%s'); see docs/hints.md", key, where,
                  value);
         return MCIO_ERR_HINT;
     }
+    char *field = (char *)h + s->at, known[160];
+    int64_t x;
+    int i;
+    switch (s->kind) {
+    case HINT_BYTES:
+        if (parse_bytes(value, s->min, s->max, &x))
+            goto bad;
+        *(int64_t *)field = x;
+        break;
+    case HINT_INT:
+        if (parse_bytes(value, s->min, s->max, &x))
+            goto bad;
+        *(int *)field = (int)x;
+        break;
+    case HINT_CHOICE:
+        if ((i = index_of(s->names, value)) < 0)
+            goto bad;
+        *(int *)field = i;
+        break;
+    case HINT_WORD:
+        if (!is_word(value, s->size) || (s->names && index_of(s->names, value) < 0))
+            goto bad;
+        snprintf(field, s->size, "%s", value);
+        break;
+    }
     return MCIO_SUCCESS;
-bad_bytes:
-    snprintf(detail, MCIO_DETAIL_LEN,
-             "hint %s (%s): '%s' is not a byte count in range (digits with optional k/m/g)", key,
-             where, value);
-    return MCIO_ERR_HINT;
-bad_count:
-    snprintf(detail, MCIO_DETAIL_LEN, "hint %s (%s): '%s' is not a positive integer", key, where,
-             value);
+bad:
+    switch (s->kind) {
+    case HINT_BYTES:
+        snprintf(detail, MCIO_DETAIL_LEN,
+                 "hint %s (%s): '%s' is not a byte count from %" PRId64 " to %" PRId64
+                 " (digits with optional k/m/g)",
+                 key, where, value, s->min, s->max);
+        break;
+    case HINT_INT:
+        snprintf(detail, MCIO_DETAIL_LEN,
+                 "hint %s (%s): '%s' is not an integer from %" PRId64 " to %" PRId64, key, where,
+                 value, s->min, s->max);
+        break;
+    case HINT_CHOICE:
+    case HINT_WORD:
+        if (s->names) {
+            list_names(s->names, known, sizeof known);
+            snprintf(detail, MCIO_DETAIL_LEN, "hint %s (%s): '%s' is not one of %s", key, where,
+                     value, known);
+        } else {
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "hint %s (%s): '%s' is not a name (lower-case letters, digits, '_')", key,
+                     where, value);
+        }
+        break;
+    }
     return MCIO_ERR_HINT;
 }
 
@@ -163,38 +229,26 @@ int mcio_hints_parse_line(char *line, char **key, char **value)
 
 int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *value, int valuelen)
 {
-    switch (i) {
-    case 0:
-        snprintf(key, keylen, "cb_buffer_size");
-        snprintf(value, valuelen, "%" PRId64, h->cb_buffer_size);
-        return 1;
-    case 1:
-        snprintf(key, keylen, "cb_nodes");
-        snprintf(value, valuelen, "%d", h->cb_nodes);
-        return 1;
-    case 2:
-        snprintf(key, keylen, "striping_unit");
-        snprintf(value, valuelen, "%" PRId64, h->striping_unit);
-        return 1;
-    case 3:
-        snprintf(key, keylen, "romio_cb_write");
-        snprintf(value, valuelen, "%s", cb_modes[h->cb_write]);
-        return 1;
-    case 4:
-        snprintf(key, keylen, "romio_cb_read");
-        snprintf(value, valuelen, "%s", cb_modes[h->cb_read]);
-        return 1;
-    case 5:
-        snprintf(key, keylen, "mcio_strategy");
-        snprintf(value, valuelen, "%s", h->strategy);
-        return 1;
-    case 6:
-        snprintf(key, keylen, "mcio_io_backend");
-        snprintf(value, valuelen, "%s", h->io_backend);
-        return 1;
-    default:
+    if (i < 0 || i >= NSPECS)
         return 0;
+    const hint_spec *s = &specs[i];
+    const char *field = (const char *)h + s->at;
+    snprintf(key, (size_t)keylen, "%s", s->key);
+    switch (s->kind) {
+    case HINT_BYTES:
+        snprintf(value, (size_t)valuelen, "%" PRId64, *(const int64_t *)field);
+        break;
+    case HINT_INT:
+        snprintf(value, (size_t)valuelen, "%d", *(const int *)field);
+        break;
+    case HINT_CHOICE:
+        snprintf(value, (size_t)valuelen, "%s", s->names(*(const int *)field));
+        break;
+    case HINT_WORD:
+        snprintf(value, (size_t)valuelen, "%s", field);
+        break;
     }
+    return 1;
 }
 
 mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write)

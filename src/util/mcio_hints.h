@@ -23,6 +23,7 @@ typedef struct mcio_hints {
     int cb_write, cb_read;  /* ROMIO's romio_cb_write / romio_cb_read: enum mcio_cb_mode */
     char strategy[MCIO_NAME_LEN];   /* mcio_strategy: romio */
     char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null */
+    int enable;                     /* mcio_enable: 1; 0 = the drop-in layer leaves the file alone */
 } mcio_hints;
 
 /* The defaults. */

@@ -17,20 +17,20 @@ extern "C" {
 
 namespace {
 
-bool same(const mcio_hints &a, const mcio_hints &b)
-{
-    return a.cb_buffer_size == b.cb_buffer_size && a.cb_nodes == b.cb_nodes &&
-           a.striping_unit == b.striping_unit && strcmp(a.strategy, b.strategy) == 0 &&
-           strcmp(a.io_backend, b.io_backend) == 0 && a.cb_write == b.cb_write &&
-           a.cb_read == b.cb_read;
-}
-
+/* Every hint mcio_hints_get lists, as "key value" lines: two hint sets are the same when these
+ * are, whatever fields mcio_hints gains. */
 std::string show(const mcio_hints &h)
 {
-    return "{cb_buffer_size " + std::to_string(h.cb_buffer_size) + ", cb_nodes " +
-           std::to_string(h.cb_nodes) + ", striping_unit " + std::to_string(h.striping_unit) +
-           ", strategy " + h.strategy + ", io_backend " + h.io_backend + ", cb_write " +
-           std::to_string(h.cb_write) + ", cb_read " + std::to_string(h.cb_read) + "}";
+    std::string out;
+    char key[64], value[300];
+    for (int i = 0; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++)
+        out += std::string(key) + " " + value + "\n";
+    return out;
+}
+
+bool same(const mcio_hints &a, const mcio_hints &b)
+{
+    return show(a) == show(b);
 }
 
 TEST(Hints, Defaults)
@@ -43,6 +43,7 @@ TEST(Hints, Defaults)
     EXPECT_STREQ(h.io_backend, "mpiio");
     EXPECT_EQ(h.cb_write, MCIO_CB_AUTOMATIC);
     EXPECT_EQ(h.cb_read, MCIO_CB_AUTOMATIC);
+    EXPECT_EQ(h.enable, 1);
 }
 
 TEST(Hints, PlanParams)
@@ -63,12 +64,12 @@ TEST(Hints, PlanParams)
 
 /* --- valid values --- */
 
-enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ };
+enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ, ENABLE };
 
 struct SetCase {
     const char *name, *key, *value;
     Field field;
-    int64_t num;      /* for BUF, NODES, STRIPE */
+    int64_t num;      /* for BUF, NODES, STRIPE, ENABLE */
     const char *text; /* for STRATEGY, BACKEND */
 };
 
@@ -103,6 +104,8 @@ const SetCase set_cases[] = {
     {"CbWriteDisable", "romio_cb_write", "disable", CB_WRITE, MCIO_CB_DISABLE, nullptr},
     {"CbReadEnable", "romio_cb_read", "enable", CB_READ, MCIO_CB_ENABLE, nullptr},
     {"CbReadAutomatic", "romio_cb_read", "automatic", CB_READ, MCIO_CB_AUTOMATIC, nullptr},
+    {"EnableFalse", "mcio_enable", "false", ENABLE, 0, nullptr},
+    {"EnableTrue", "mcio_enable", "true", ENABLE, 1, nullptr},
 };
 
 class HintsSet : public ::testing::TestWithParam<SetCase> {};
@@ -113,6 +116,8 @@ TEST_P(HintsSet, Valid)
     mcio_hints h = mcio_hints_default();
     if (c.field == BACKEND) /* start from another value so that the change shows */
         strcpy(h.io_backend, strcmp(c.text, "posix") ? "posix" : "null");
+    if (c.field == ENABLE)
+        h.enable = !c.num;
     mcio_hints want = h;
     switch (c.field) {
     case BUF: want.cb_buffer_size = c.num; break;
@@ -122,6 +127,7 @@ TEST_P(HintsSet, Valid)
     case BACKEND: strcpy(want.io_backend, c.text); break;
     case CB_WRITE: want.cb_write = (int)c.num; break;
     case CB_READ: want.cb_read = (int)c.num; break;
+    case ENABLE: want.enable = (int)c.num; break;
     }
     char detail[MCIO_DETAIL_LEN] = "";
     EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "test", detail), MCIO_SUCCESS) << detail;
@@ -183,6 +189,10 @@ const BadCase bad_cases[] = {
     {"CbWriteGarbage", "romio_cb_write", "on"},
     {"CbReadCase", "romio_cb_read", "Enable"},
     {"CbReadEmpty", "romio_cb_read", ""},
+    {"EnableYes", "mcio_enable", "yes"},
+    {"EnableOne", "mcio_enable", "1"},
+    {"EnableUpperCase", "mcio_enable", "FALSE"},
+    {"EnableEmpty", "mcio_enable", ""},
     {"UnknownMcioKey", "mcio_bogus", "xyz"},
     {"UnknownMcioKeyNamedLikeRomios", "mcio_cb_nodes", "4"},
 };
@@ -299,14 +309,15 @@ TEST(Hints, GetDefaults)
     const char *want[][2] = {{"cb_buffer_size", "16777216"}, {"cb_nodes", "0"},
                              {"striping_unit", "0"},          {"romio_cb_write", "automatic"},
                              {"romio_cb_read", "automatic"},  {"mcio_strategy", "romio"},
-                             {"mcio_io_backend", "mpiio"}};
+                             {"mcio_io_backend", "mpiio"},
+                             {"mcio_enable", "true"}};
     char key[64], value[64];
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < 8; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 7, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 8, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -320,20 +331,22 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_io_backend", "posix", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "romio_cb_write", "enable", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "romio_cb_read", "disable", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_enable", "false", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
                              {"romio_cb_read", "disable"},  {"mcio_strategy", "romio"},
-                             {"mcio_io_backend", "posix"}};
+                             {"mcio_io_backend", "posix"},
+                             {"mcio_enable", "false"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 7);
+        ASSERT_LT(i, 8);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 7);
+    EXPECT_EQ(i, 8);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 
@@ -347,6 +360,7 @@ TEST(Hints, GetSetRoundTripOfDefaults)
     strcpy(back.io_backend, "null");
     back.cb_write = MCIO_CB_ENABLE;
     back.cb_read = MCIO_CB_DISABLE;
+    back.enable = 0;
     char key[64], value[64], detail[MCIO_DETAIL_LEN] = "";
     for (int i = 0; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++)
         if (strcmp(key, "cb_nodes") != 0) {
