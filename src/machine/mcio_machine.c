@@ -51,6 +51,7 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &nprocs);
     memset(m, 0, sizeof *m);
+    m->net = mcio_network_flat();
     m->nprocs = nprocs;
 
     /* Per rank: [node key, socket, sockets per node, status]. */
@@ -132,5 +133,7 @@ void mcio_machine_free(mcio_machine *m)
 {
     free(m->node_of_rank);
     free(m->socket_of_rank);
+    mcio_network_free(&m->net);
     memset(m, 0, sizeof *m);
+    m->net = mcio_network_flat();
 }

@@ -1,4 +1,5 @@
 #include "mcio_hints.h"
+#include "mcio_placement.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -113,6 +114,30 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
             return MCIO_ERR_HINT;
         }
         snprintf(h->io_backend, sizeof h->io_backend, "%s", value);
+    } else if (strcmp(key, "mcio_placement") == 0 || strcmp(key, "mcio_socket_rule") == 0) {
+        int place = strcmp(key, "mcio_placement") == 0, found = -1;
+        const char *(*name)(int) = place ? mcio_placement_name : mcio_socket_rule_name;
+        char known[96] = "";
+        for (int i = 0; name(i); i++) {
+            if (strcmp(value, name(i)) == 0)
+                found = i;
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                     name(i));
+        }
+        if (found < 0) {
+            snprintf(detail, MCIO_DETAIL_LEN, "hint %s (%s): '%s' is not one of %s", key, where,
+                     value, known);
+            return MCIO_ERR_HINT;
+        }
+        *(place ? &h->placement : &h->socket_rule) = found;
+    } else if (strcmp(key, "mcio_topology_file") == 0) {
+        if (!*value || strlen(value) >= sizeof h->topology_file) {
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "hint mcio_topology_file (%s): '%.120s' is empty or longer than %d bytes",
+                     where, value, MCIO_PATH_LEN - 1);
+            return MCIO_ERR_HINT;
+        }
+        snprintf(h->topology_file, sizeof h->topology_file, "%s", value);
     } else if (strncmp(key, "mcio_", 5) == 0) {
         snprintf(detail, MCIO_DETAIL_LEN,
                  "hint %s (%s): unknown mcio hint (value '%s'); see docs/hints.md", key, where,
@@ -192,6 +217,20 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
         snprintf(key, keylen, "mcio_io_backend");
         snprintf(value, valuelen, "%s", h->io_backend);
         return 1;
+    case 7:
+        snprintf(key, keylen, "mcio_placement");
+        snprintf(value, valuelen, "%s", mcio_placement_name(h->placement));
+        return 1;
+    case 8:
+        snprintf(key, keylen, "mcio_socket_rule");
+        snprintf(value, valuelen, "%s", mcio_socket_rule_name(h->socket_rule));
+        return 1;
+    case 9:
+        if (!h->topology_file[0])
+            return 0;
+        snprintf(key, keylen, "mcio_topology_file");
+        snprintf(value, valuelen, "%s", h->topology_file);
+        return 1;
     default:
         return 0;
     }
@@ -202,5 +241,7 @@ mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write)
     return (mcio_plan_params){.buffer_size = h->cb_buffer_size,
                               .cb_nodes = h->cb_nodes,
                               .stripe = h->striping_unit,
-                              .cb = write ? h->cb_write : h->cb_read};
+                              .cb = write ? h->cb_write : h->cb_read,
+                              .placement = h->placement,
+                              .socket_rule = h->socket_rule};
 }

@@ -15,6 +15,7 @@ extern "C" {
 #endif
 
 #define MCIO_NAME_LEN 32
+#define MCIO_PATH_LEN 256
 
 typedef struct mcio_hints {
     int64_t cb_buffer_size; /* ROMIO's cb_buffer_size: 16 MiB */
@@ -23,6 +24,9 @@ typedef struct mcio_hints {
     int cb_write, cb_read;  /* ROMIO's romio_cb_write / romio_cb_read: enum mcio_cb_mode */
     char strategy[MCIO_NAME_LEN];   /* mcio_strategy: romio */
     char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null */
+    int placement;                  /* mcio_placement: enum mcio_placement, spread */
+    int socket_rule;                /* mcio_socket_rule: enum mcio_socket_rule, none */
+    char topology_file[MCIO_PATH_LEN]; /* mcio_topology_file: "" = MCIO_TOPOLOGY_FILE or flat */
 } mcio_hints;
 
 /* The defaults. */
@@ -42,7 +46,8 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
  * for a malformed line. */
 int mcio_hints_parse_line(char *line, char **key, char **value);
 
-/* Write hint i (0-based) as key/value strings; returns 0 past the last. */
+/* Write hint i (0-based) as key/value strings; returns 0 past the last (mcio_topology_file,
+ * the last, only when set). */
 int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *value, int valuelen);
 
 /* The planning parameters the hints imply, for a write (write = 1) or a read. */
