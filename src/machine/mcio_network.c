@@ -463,7 +463,8 @@ static int parse_slurm(parser *p, const char *text, mcio_network *net)
         char *body = line;
         while (isspace((unsigned char)*body))
             body++;
-        int directive = strncmp(body, "#mcio", 5) == 0 && (!body[5] || isspace((unsigned char)body[5]));
+        int directive =
+            strncmp(body, "#mcio", 5) == 0 && (!body[5] || isspace((unsigned char)body[5]));
         if (directive)
             body += 5;
         else if (strchr(body, '#'))
@@ -493,7 +494,8 @@ static int parse_slurm(parser *p, const char *text, mcio_network *net)
                 if (r)
                     continue;
                 if (strcmp(tok[i], "io") != 0) {
-                    st = fail(p, p->line, "unknown #mcio key '%s' (io, latency, bandwidth)", tok[i]);
+                    st = fail(p, p->line, "unknown #mcio key '%s' (io, latency, bandwidth)",
+                              tok[i]);
                     goto done;
                 }
                 if (expand_hostlist(val, slurm_add_io, &s, why, sizeof why)) {

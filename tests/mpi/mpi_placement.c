@@ -196,7 +196,8 @@ int main(int argc, char **argv)
             scenario(topo_path, p, rule, 0);
     scenario(topo_path, MCIO_PLACE_TOPOLOGY, MCIO_SOCKET_DISTRIBUTED, 1);
 
-    bad_file(topo_path, "grid 4:mesh 4:mesh\nio 3 9\n", ":2: io: coordinate 2 '9' is not in [0, 4)");
+    bad_file(topo_path, "grid 4:mesh 4:mesh\nio 3 9\n",
+             ":2: io: coordinate 2 '9' is not in [0, 4)");
     /* One described node, more job nodes (with virtual nodes; a single node fits). */
     int k = env_int("MCIO_VIRTUAL_RANKS_PER_NODE");
     if (k > 0 && mt.nprocs > k)

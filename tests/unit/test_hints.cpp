@@ -74,7 +74,9 @@ TEST(Hints, PlanParams)
 
 /* --- valid values --- */
 
-enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ, PLACEMENT, SOCKET, TOPOFILE };
+enum Field {
+    BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ, PLACEMENT, SOCKET, TOPOFILE
+};
 
 struct SetCase {
     const char *name, *key, *value;

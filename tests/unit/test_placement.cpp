@@ -120,7 +120,9 @@ TEST_P(Policy, ElectsWhatThePaperDefines)
 }
 
 INSTANTIATE_TEST_SUITE_P(Grid, Policy, ::testing::ValuesIn(policy_cases),
-                         [](const ::testing::TestParamInfo<PolicyCase> &i) { return i.param.name; });
+                         [](const ::testing::TestParamInfo<PolicyCase> &i) {
+                             return std::string(i.param.name);
+                         });
 
 TEST(Placement, DescribeGivesTheCosts)
 {
@@ -259,7 +261,9 @@ TEST_P(SocketRule, GreedyFourAggregatorsOnATwoSocketNode)
 }
 
 INSTANTIATE_TEST_SUITE_P(Node, SocketRule, ::testing::ValuesIn(socket_cases),
-                         [](const ::testing::TestParamInfo<SocketCase> &i) { return i.param.name; });
+                         [](const ::testing::TestParamInfo<SocketCase> &i) {
+                             return std::string(i.param.name);
+                         });
 
 /*
  * The rule with the other policies: the same node, distributed binding, shortest and topology
@@ -329,7 +333,9 @@ TEST_P(SpreadSockets, Exact)
 }
 
 INSTANTIATE_TEST_SUITE_P(Spread, SpreadSockets, ::testing::ValuesIn(spread_cases),
-                         [](const ::testing::TestParamInfo<SpreadCase> &i) { return i.param.name; });
+                         [](const ::testing::TestParamInfo<SpreadCase> &i) {
+                             return std::string(i.param.name);
+                         });
 
 /*
  * Through the romio planner: the domains and rounds do not move, only agg_rank, and spread
