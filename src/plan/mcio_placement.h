@@ -71,6 +71,15 @@ int mcio_place_spread_sockets(const mcio_topology *topo, int naggs, int *aggs);
 int mcio_place_apply(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
                      mcio_fdplan *plan);
 
+/*
+ * The policy's key for rank r as the aggregator of the domain [lo, hi): what rank r computes for
+ * itself in TAPIOCA's distributed election (smaller is better, the lower rank on ties; greedy's
+ * key is 0 for every rank). policy: enum mcio_placement other than SPREAD. O(ranks).
+ * Returns 0, MCIO_ERR_ARG or MCIO_ERR_NOMEM.
+ */
+int mcio_place_key(const mcio_topology *topo, const mcio_summary *sum, int policy, int64_t lo,
+                   int64_t hi, int r, double *key);
+
 /* Where an aggregator sits and what the model says its domain costs (seconds). */
 typedef struct mcio_agg_info {
     int rank, node, socket;

@@ -364,6 +364,30 @@ int mcio_place_apply(const mcio_topology *topo, const mcio_summary *sum, mcio_pl
                                   plan->fd_start, plan->fd_end, plan->agg_rank);
 }
 
+int mcio_place_key(const mcio_topology *topo, const mcio_summary *sum, int policy, int64_t lo,
+                   int64_t hi, int r, double *key)
+{
+    mcio_network flat;
+    const mcio_network *net = network_of(topo, &flat);
+    if (!net || policy <= MCIO_PLACE_SPREAD || policy >= MCIO_PLACE_COUNT || r < 0 ||
+        r >= topo->nprocs)
+        return MCIO_ERR_ARG;
+    domain_view v;
+    double *remote = malloc(((size_t)topo->nnodes + 1) * sizeof(double));
+    if (!remote || view_alloc(&v, topo) != MCIO_SUCCESS) {
+        free(remote);
+        return MCIO_ERR_NOMEM;
+    }
+    view_fill(&v, topo, sum, lo, hi);
+    int j = topo->node_of_rank[r];
+    if (policy == MCIO_PLACE_TOPOLOGY)
+        remote[j] = remote_term(&v, net, j);
+    *key = key_of(policy, &v, net, topo, r, remote);
+    free(remote);
+    view_free(&v);
+    return MCIO_SUCCESS;
+}
+
 int mcio_place_describe(const mcio_topology *topo, const mcio_summary *sum, int64_t fd_start,
                         int64_t fd_end, int agg, mcio_agg_info *info)
 {

@@ -145,6 +145,31 @@ TEST(Placement, DescribeGivesTheCosts)
     }
 }
 
+/* The key each rank computes for itself in the distributed election: C1 + C2 for topology,
+ * d(A, IO) for shortest, -d(A, IO) for longest, 0 for greedy (the rank order decides). */
+TEST(Placement, KeyIsWhatEachRankComputesForItself)
+{
+    NetText net(mesh);
+    mcio_topology t = grid_topo(&net.n);
+    auto sum = blocks(grid_bytes);
+    const double cost[4] = {26.25, 24.25, 30.25, 23.25};
+    const int io[4] = {4, 2, 7, 4};
+    for (int a = 0; a < 4; a++) {
+        double k = -1;
+        ASSERT_EQ(mcio_place_key(&t, sum.data(), MCIO_PLACE_TOPOLOGY, 0, 29, a, &k), 0);
+        EXPECT_EQ(k, cost[a]) << "rank " << a;
+        ASSERT_EQ(mcio_place_key(&t, sum.data(), MCIO_PLACE_SHORTEST, 0, 29, a, &k), 0);
+        EXPECT_EQ(k, io[a]);
+        ASSERT_EQ(mcio_place_key(&t, sum.data(), MCIO_PLACE_LONGEST, 0, 29, a, &k), 0);
+        EXPECT_EQ(k, -io[a]);
+        ASSERT_EQ(mcio_place_key(&t, sum.data(), MCIO_PLACE_GREEDY, 0, 29, a, &k), 0);
+        EXPECT_EQ(k, 0);
+    }
+    double k;
+    EXPECT_EQ(mcio_place_key(&t, sum.data(), MCIO_PLACE_SPREAD, 0, 29, 0, &k), MCIO_ERR_ARG);
+    EXPECT_EQ(mcio_place_key(&t, sum.data(), MCIO_PLACE_GREEDY, 0, 29, 4, &k), MCIO_ERR_ARG);
+}
+
 /* A domain boundary cuts rank 0's block [0, 10) at 5: w_0 = 5 in each half (estimated by share). */
 TEST(Placement, PartialOverlapCountsTheShare)
 {
