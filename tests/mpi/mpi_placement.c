@@ -14,7 +14,8 @@
  *                key, an MPI_MINLOC allreduce) elects the same aggregators as the pure planner
  *   sources      the topology file named by the hint, or by MCIO_TOPOLOGY_FILE
  *   errors       a malformed file, a missing one, one with fewer nodes than the job: the open
- *                fails on every rank with MCIO_ERR_HINT and a message naming file and line
+ *                fails on every rank with MCIO_ERR_HINT and a message naming file and line;
+ *                an unknown MCIO_VIRTUAL_SOCKET_BINDING fails it with MCIO_ERR_ARG
  */
 #include "mcio_test.h"
 #include "mcio_placement.h"
@@ -47,7 +48,7 @@ static int env_int(const char *name)
 }
 
 /* The virtual machine as docs/hints.md defines it: k consecutive ranks a node, each node's
- * ranks split into s sockets in order (accumulated binding). */
+ * ranks split into s sockets in order (accumulated binding) or round-robin (distributed). */
 static void virtual_machine(int n, int *node, int *socket, int *nnodes, int *sockets)
 {
     int k = env_int("MCIO_VIRTUAL_RANKS_PER_NODE"), s = env_int("MCIO_VIRTUAL_SOCKETS_PER_NODE");
@@ -58,7 +59,9 @@ static void virtual_machine(int n, int *node, int *socket, int *nnodes, int *soc
     for (int r = 0; r < n; r++) {
         int local_size = n - (r / k) * k < k ? n - (r / k) * k : k;
         node[r] = r / k;
-        socket[r] = (int)((long)(r % k) * s / local_size);
+        const char *b = getenv("MCIO_VIRTUAL_SOCKET_BINDING");
+        socket[r] = b && strcmp(b, "distributed") == 0 ? r % k % s
+                                                        : (int)((long)(r % k) * s / local_size);
     }
     *nnodes = (n + k - 1) / k;
     *sockets = s;
@@ -203,6 +206,31 @@ static void bad_file(const char *topo_path, const char *text, const char *want)
     mt.ctx = NULL;
 }
 
+/* A binding mcio does not know fails the open on every rank, naming the variable. */
+static void bad_binding(void)
+{
+    char path[512], *keep = getenv("MCIO_VIRTUAL_SOCKET_BINDING");
+    char saved[64];
+    snprintf(saved, sizeof saved, "%s", keep ? keep : "");
+    mt.ctx = "bad binding";
+    mt_path(path, sizeof path, "badbinding");
+    setenv("MCIO_VIRTUAL_SOCKET_BINDING", "scattered", 1);
+    mcio_file fh = MCIO_FILE_NULL;
+    int st = mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
+                            &fh);
+    CHECKF(st == MCIO_ERR_ARG, "open returned %d (%s), expected MCIO_ERR_ARG", st,
+           mcio_strerror(st));
+    CHECKF(strstr(mcio_error_message(), "MCIO_VIRTUAL_SOCKET_BINDING='scattered'"),
+           "message '%s'", mcio_error_message());
+    if (st == MCIO_SUCCESS)
+        mcio_file_close(&fh);
+    if (keep)
+        setenv("MCIO_VIRTUAL_SOCKET_BINDING", saved, 1);
+    else
+        unsetenv("MCIO_VIRTUAL_SOCKET_BINDING");
+    mt.ctx = NULL;
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "mpi_placement");
@@ -224,6 +252,7 @@ int main(int argc, char **argv)
     char missing[640];
     snprintf(missing, sizeof missing, "%s.missing", base);
     bad_file(missing, NULL, "No such file or directory");
+    bad_binding();
     if (mt.rank == 0 && !mt.failures)
         unlink(topo_path);
     return mt_finish();
