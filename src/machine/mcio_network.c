@@ -18,9 +18,10 @@
 
 #define DEFAULT_LATENCY 1e-6
 #define DEFAULT_BANDWIDTH 1e9
-/* Larger descriptions are surely a typo, and a hop matrix beyond this would not fit memory. */
-#define MAX_NODES (1 << 24)
-#define MAX_MATRIX_NODES 8192
+/* Every rank keeps the model: a few integers per node (the I/O distance and which I/O node;
+ * a grid without node lines keeps no coordinates), so up to a million nodes costs 8 MiB. */
+#define MAX_NODES (1 << 20)
+#define MAX_MATRIX_NODES 4096 /* 64 MiB of hops on every rank */
 #define MAX_IO 4096
 #define MAX_TOKENS 64
 
@@ -75,16 +76,26 @@ static int grid_distance(const mcio_network *net, const int *a, const int *b)
     return h;
 }
 
+/* Node a's coordinates: from its node line, or its row-major position when there were none. */
+static const int *grid_coords(const mcio_network *net, int a, int *buf)
+{
+    if (net->coord)
+        return &net->coord[(size_t)a * net->ndims];
+    for (int k = net->ndims - 1; k >= 0; a /= net->size[k], k--)
+        buf[k] = a % net->size[k];
+    return buf;
+}
+
 int mcio_network_hops(const mcio_network *net, int a, int b)
 {
+    int ca[MCIO_NET_MAX_DIMS], cb[MCIO_NET_MAX_DIMS];
     if (a == b)
         return 0;
     switch (net->kind) {
     case MCIO_NET_TREE:
         return tree_levels(net, net->switch_of_node[a], net->switch_of_node[b]);
     case MCIO_NET_GRID:
-        return grid_distance(net, &net->coord[(size_t)a * net->ndims],
-                             &net->coord[(size_t)b * net->ndims]);
+        return grid_distance(net, grid_coords(net, a, ca), grid_coords(net, b, cb));
     case MCIO_NET_MATRIX:
         return net->hops[(size_t)a * net->nnodes + b];
     default:
@@ -802,20 +813,12 @@ static int parse_keyword_file(parser *p, const char *text, mcio_network *net)
         goto done;
     }
     if (net->kind == MCIO_NET_GRID) {
-        /* Without node lines, the nodes fill the grid in row-major order. */
+        /* Without node lines, the nodes fill the grid in row-major order (grid_coords). */
         if (nnode_ints == 0) {
             int64_t total = 1;
             for (int k = 0; k < net->ndims; k++)
                 total *= net->size[k];
             net->nnodes = (int)total;
-            net->coord = malloc((size_t)total * net->ndims * sizeof(int));
-            if (!net->coord) {
-                st = MCIO_ERR_NOMEM;
-                goto done;
-            }
-            for (int64_t a = 0; a < total; a++)
-                for (int k = net->ndims - 1, x = (int)a; k >= 0; x /= net->size[k], k--)
-                    net->coord[a * net->ndims + k] = x % net->size[k];
         } else {
             net->nnodes = nnode_ints / net->ndims;
             net->coord = nodes;
@@ -834,8 +837,9 @@ static int parse_keyword_file(parser *p, const char *text, mcio_network *net)
         /* Without io lines the I/O node is one hop from every node, as in the flat model. */
         net->io_hops[a] = nio_ints ? INT_MAX : 1;
         for (int i = 0; nio_ints && i < net->nio; i++) {
+            int c[MCIO_NET_MAX_DIMS];
             int h = 1 + (net->kind == MCIO_NET_GRID
-                             ? grid_distance(net, &net->coord[(size_t)a * per], &io[i * per])
+                             ? grid_distance(net, grid_coords(net, a, c), &io[i * per])
                              : mcio_network_hops(net, a, io[i]));
             if (h < net->io_hops[a]) {
                 net->io_hops[a] = h;

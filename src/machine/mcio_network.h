@@ -54,7 +54,7 @@ typedef struct mcio_network {
     int ndims;
     int size[MCIO_NET_MAX_DIMS];
     int dim_kind[MCIO_NET_MAX_DIMS]; /* enum mcio_net_dim */
-    int *coord;                      /* [nnodes * ndims] */
+    int *coord;                      /* [nnodes * ndims] from node lines; NULL: row-major */
     /* matrix */
     int *hops; /* [nnodes * nnodes] */
     /* every kind: the distance of each node to its nearest I/O node, and which one it is */
