@@ -79,9 +79,11 @@ static const char usage[] =
     "                   hacc-soa    38-byte particles, one global array per field (9)\n"
     "                   random      each rank 0..--random-max bytes in random extents,\n"
     "                               disjoint across ranks, with holes (--seed)\n"
+    "                   tapioca     each rank one block of 0..--random-max bytes,\n"
+    "                               blocks in rank order (TAPIOCA's benchmark; --seed)\n"
     "  --size N         bytes per rank (k, m, g suffixes: powers of 1024; default 16m)\n"
     "  --transfer N     ior transfer size (default 256k, or --size if smaller)\n"
-    "  --random-max N   random: the most bytes a rank gets (default 2m)\n"
+    "  --random-max N   random, tapioca: the most bytes a rank gets (default 2m)\n"
     "  --seed N         seed of the random pattern and of the data (default 1)\n"
     "  --engine E       native, mcio or both (default both)\n"
     "  --persistent     mcio: mcio_plan_create once per case (not timed), then\n"
@@ -245,6 +247,22 @@ static void build_random(const opts *o, int rank, int nprocs, layout *l)
     free(left);
 }
 
+/* TAPIOCA's micro-benchmark (Tessier et al. 2017, section 5.2): every rank writes one block of
+ * a random size from 0 to --random-max bytes (the same draws on every rank, --seed), the blocks
+ * one after another in rank order. The blocks do not interleave, so give
+ * --hint romio_cb_write=enable to aggregate them, as TAPIOCA does. */
+static void build_tapioca(const opts *o, int rank, int nprocs, layout *l)
+{
+    uint64_t s = o->seed;
+    int64_t off = 0;
+    for (int r = 0; r < nprocs && r <= rank; r++) {
+        int64_t len = (int64_t)(splitmix64(&s) % (uint64_t)(o->random_max + 1));
+        if (r == rank)
+            layout_push(l, off, len);
+        off += len;
+    }
+}
+
 static const pattern patterns[] = {
     {.name = "contiguous", .build = build_contiguous, .min_size = 1},
     {.name = "ior", .build = build_ior, .min_size = 1},
@@ -252,6 +270,7 @@ static const pattern patterns[] = {
     {.name = "hacc-aos", .build = build_hacc_aos, .min_size = HACC_PARTICLE},
     {.name = "hacc-soa", .build = build_hacc_soa, .min_size = HACC_PARTICLE},
     {.name = "random", .build = build_random, .min_size = 0},
+    {.name = "tapioca", .build = build_tapioca, .min_size = 0},
 };
 #define NPATTERNS ((int)(sizeof patterns / sizeof patterns[0]))
 

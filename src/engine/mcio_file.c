@@ -133,6 +133,10 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     st = mcio_machine_detect(f->comm, &f->machine, detail); /* agreed inside */
     if (st != MCIO_SUCCESS)
         goto fail;
+    st = mcio_machine_load_network(f->comm, &f->machine, f->hints.topology_file, detail);
+    st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS)
+        goto fail;
     st = f->io->open(f->comm, path, amode, info, &f->io_state, &f->can_read, detail);
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)

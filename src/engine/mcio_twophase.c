@@ -257,7 +257,8 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
                               .nnodes = fh->machine.nnodes,
                               .node_of_rank = fh->machine.node_of_rank,
                               .socket_of_rank = fh->machine.socket_of_rank,
-                              .sockets_per_node = fh->machine.sockets_per_node};
+                              .sockets_per_node = fh->machine.sockets_per_node,
+                              .net = &fh->machine.net};
         st = mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
                             mcio_hints_plan_params(&fh->hints, write), &p->fd);
         for (int r = 0; r < fh->nprocs; r++)

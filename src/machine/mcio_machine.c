@@ -51,12 +51,18 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &nprocs);
     memset(m, 0, sizeof *m);
+    m->net = mcio_network_flat();
     m->nprocs = nprocs;
 
     /* Per rank: [node key, socket, sockets per node, status]. */
     int mine[4] = {0, 0, 1, MCIO_SUCCESS};
     int per_node = env_count("MCIO_VIRTUAL_RANKS_PER_NODE");
     int sockets = env_count("MCIO_VIRTUAL_SOCKETS_PER_NODE");
+    /* MCIO_VIRTUAL_SOCKET_BINDING: accumulated (default) or distributed (round-robin). */
+    const char *binding = getenv("MCIO_VIRTUAL_SOCKET_BINDING");
+    int round_robin = binding && strcmp(binding, "distributed") == 0;
+    if (binding && *binding && !round_robin && strcmp(binding, "accumulated") != 0)
+        sockets = -1;
     if (per_node < 0 || sockets < 0) {
         mine[3] = MCIO_ERR_ARG;
     } else if (per_node > 0) {
@@ -68,7 +74,7 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         /* Accumulated: the node's ranks fill socket 0 first, then socket 1, ... */
         int local_size = nprocs - (rank / per_node) * per_node;
         local_size = local_size < per_node ? local_size : per_node;
-        mine[1] = (int)((long)local * sockets / local_size);
+        mine[1] = round_robin ? local % sockets : (int)((long)local * sockets / local_size);
     } else {
         MPI_Comm node;
         PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
@@ -98,9 +104,11 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         if (status == MCIO_ERR_ARG)
             snprintf(detail, MCIO_DETAIL_LEN,
                      "MCIO_VIRTUAL_RANKS_PER_NODE='%s', MCIO_VIRTUAL_SOCKETS_PER_NODE='%s': each "
-                     "must be a positive integer",
+                     "must be a positive integer; MCIO_VIRTUAL_SOCKET_BINDING='%s': accumulated "
+                     "or distributed",
                      getenv("MCIO_VIRTUAL_RANKS_PER_NODE") ? getenv("MCIO_VIRTUAL_RANKS_PER_NODE") : "",
-                     getenv("MCIO_VIRTUAL_SOCKETS_PER_NODE") ? getenv("MCIO_VIRTUAL_SOCKETS_PER_NODE") : "");
+                     getenv("MCIO_VIRTUAL_SOCKETS_PER_NODE") ? getenv("MCIO_VIRTUAL_SOCKETS_PER_NODE") : "",
+                     binding ? binding : "");
         else
             snprintf(detail, MCIO_DETAIL_LEN, "out of memory describing the machine");
         goto done;
@@ -132,5 +140,7 @@ void mcio_machine_free(mcio_machine *m)
 {
     free(m->node_of_rank);
     free(m->socket_of_rank);
+    mcio_network_free(&m->net);
     memset(m, 0, sizeof *m);
+    m->net = mcio_network_flat();
 }

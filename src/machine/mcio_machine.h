@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "mcio_network.h"
 #include "mcio_plan.h"
 
 typedef struct mcio_machine {
@@ -20,11 +21,22 @@ typedef struct mcio_machine {
     int *socket_of_rank; /* [nprocs] socket index within the node */
     int sockets_per_node;
     int is_virtual;
+    mcio_network net; /* hops and I/O nodes: flat unless a topology file is named */
 } mcio_machine;
 
 /* Collective over comm. Returns a status, the same on every rank, with detail on error. */
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN]);
 
 void mcio_machine_free(mcio_machine *m);
+
+/*
+ * Collective over comm: load the network model from the topology file hint_path (the
+ * mcio_topology_file hint), else from MCIO_TOPOLOGY_FILE, else keep the flat model. Rank 0
+ * reads the file and broadcasts it. Returns MCIO_ERR_HINT for an unreadable or malformed file or
+ * one describing fewer nodes than the job has, with "file:line: problem" in detail on rank 0
+ * (the caller agrees, which gives every rank the message). Formats: docs/topology.md.
+ */
+int mcio_machine_load_network(MPI_Comm comm, mcio_machine *m, const char *hint_path,
+                              char detail[MCIO_DETAIL_LEN]);
 
 #endif

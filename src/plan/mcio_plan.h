@@ -54,6 +54,8 @@ typedef struct mcio_plan_params {
     int cb_nodes;        /* number of aggregators wanted; 0 = one per node */
     int64_t stripe;      /* striping_unit: align domains and rounds to it; 0 = no alignment */
     int cb;              /* enum mcio_cb_mode for the operation being planned */
+    int placement;       /* enum mcio_placement (mcio_placement.h): 0 = spread */
+    int socket_rule;     /* enum mcio_socket_rule (mcio_placement.h): 0 = none */
 } mcio_plan_params;
 
 /*
@@ -133,6 +135,7 @@ typedef struct mcio_topology {
     const int *node_of_rank;   /* [nprocs] */
     const int *socket_of_rank; /* [nprocs] socket within the node */
     int sockets_per_node;
+    const struct mcio_network *net; /* hops and I/O nodes (mcio_network.h); NULL = flat */
 } mcio_topology;
 
 /* A planning strategy: summaries in, a plan out. Pure; returns 0 or an MCIO_ERR_* code. */

@@ -4,12 +4,17 @@
  */
 #include <string.h>
 
+#include "mcio_placement.h"
 #include "mcio_plan.h"
 
 static int plan_romio(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
                       mcio_fdplan *plan)
 {
-    return mcio_plan_romio(topo->nprocs, sum, topo->node_of_rank, topo->nnodes, params, plan);
+    int st = mcio_plan_romio(topo->nprocs, sum, topo->node_of_rank, topo->nnodes, params, plan);
+    /* Which rank aggregates each domain: the mcio_placement and mcio_socket_rule hints. */
+    if (st == MCIO_SUCCESS && (st = mcio_place_apply(topo, sum, params, plan)) != MCIO_SUCCESS)
+        mcio_fdplan_free(plan);
+    return st;
 }
 
 static const mcio_planner planners[] = {

@@ -4,6 +4,7 @@
  * A new hint is a field in mcio_hints, its default below, a row, and a line in docs/hints.md.
  */
 #include "mcio_hints.h"
+#include "mcio_placement.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -82,7 +83,8 @@ typedef enum hint_kind {
     HINT_BYTES,  /* int64_t, a byte count in [min, max] */
     HINT_INT,    /* int, a count in [min, max] (k/m/g suffixes allowed) */
     HINT_CHOICE, /* int, the index of the value among names(0), names(1), ... */
-    HINT_WORD    /* char[size], a word; one of names(i) when names is set */
+    HINT_WORD,   /* char[size], a word; one of names(i) when names is set */
+    HINT_PATH    /* char[size], a file name; "" (the default) lists as unset */
 } hint_kind;
 
 typedef struct hint_spec {
@@ -108,6 +110,10 @@ static const hint_spec specs[] = {
      * their own), which checks it when the file opens. */
     {.key = "mcio_io_backend", .kind = HINT_WORD, FIELD(io_backend)},
     {.key = "mcio_enable", .kind = HINT_CHOICE, FIELD(enable), .names = bool_name},
+    {.key = "mcio_placement", .kind = HINT_CHOICE, FIELD(placement), .names = mcio_placement_name},
+    {.key = "mcio_socket_rule", .kind = HINT_CHOICE, FIELD(socket_rule),
+     .names = mcio_socket_rule_name},
+    {.key = "mcio_topology_file", .kind = HINT_PATH, FIELD(topology_file)},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 
@@ -166,6 +172,11 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
             goto bad;
         snprintf(field, s->size, "%s", value);
         break;
+    case HINT_PATH:
+        if (!*value || strlen(value) >= s->size)
+            goto bad;
+        snprintf(field, s->size, "%s", value);
+        break;
     }
     return MCIO_SUCCESS;
 bad:
@@ -192,6 +203,10 @@ bad:
                      "hint %s (%s): '%s' is not a name (lower-case letters, digits, '_')", key,
                      where, value);
         }
+        break;
+    case HINT_PATH:
+        snprintf(detail, MCIO_DETAIL_LEN, "hint %s (%s): '%.120s' is empty or longer than %zu bytes",
+                 key, where, value, s->size - 1);
         break;
     }
     return MCIO_ERR_HINT;
@@ -245,6 +260,7 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
         snprintf(value, (size_t)valuelen, "%s", s->names(*(const int *)field));
         break;
     case HINT_WORD:
+    case HINT_PATH:
         snprintf(value, (size_t)valuelen, "%s", field);
         break;
     }
@@ -256,5 +272,7 @@ mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write)
     return (mcio_plan_params){.buffer_size = h->cb_buffer_size,
                               .cb_nodes = h->cb_nodes,
                               .stripe = h->striping_unit,
-                              .cb = write ? h->cb_write : h->cb_read};
+                              .cb = write ? h->cb_write : h->cb_read,
+                              .placement = h->placement,
+                              .socket_rule = h->socket_rule};
 }

@@ -15,6 +15,7 @@ extern "C" {
 #endif
 
 #define MCIO_NAME_LEN 32
+#define MCIO_PATH_LEN 256
 
 typedef struct mcio_hints {
     int64_t cb_buffer_size; /* ROMIO's cb_buffer_size: 16 MiB */
@@ -24,6 +25,9 @@ typedef struct mcio_hints {
     char strategy[MCIO_NAME_LEN];   /* mcio_strategy: romio */
     char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null */
     int enable;                     /* mcio_enable: 1; 0 = the drop-in layer leaves the file alone */
+    int placement;                  /* mcio_placement: enum mcio_placement, spread */
+    int socket_rule;                /* mcio_socket_rule: enum mcio_socket_rule, none */
+    char topology_file[MCIO_PATH_LEN]; /* mcio_topology_file: "" = MCIO_TOPOLOGY_FILE or flat */
 } mcio_hints;
 
 /* The defaults. */
@@ -43,7 +47,8 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
  * for a malformed line. */
 int mcio_hints_parse_line(char *line, char **key, char **value);
 
-/* Write hint i (0-based) as key/value strings; returns 0 past the last. */
+/* Write hint i (0-based) as key/value strings; returns 0 past the last. A hint that is unset
+ * and has no default (mcio_topology_file) comes back with the value "". */
 int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *value, int valuelen);
 
 /* The planning parameters the hints imply, for a write (write = 1) or a read. */

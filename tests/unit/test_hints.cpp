@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mcio_placement.h"
 #include "mcio_plan.h"
 extern "C" {
 #include "mcio_hints.h" /* has no extern "C" of its own */
@@ -44,6 +45,9 @@ TEST(Hints, Defaults)
     EXPECT_EQ(h.cb_write, MCIO_CB_AUTOMATIC);
     EXPECT_EQ(h.cb_read, MCIO_CB_AUTOMATIC);
     EXPECT_EQ(h.enable, 1);
+    EXPECT_EQ(h.placement, MCIO_PLACE_SPREAD);
+    EXPECT_EQ(h.socket_rule, MCIO_SOCKET_NONE);
+    EXPECT_STREQ(h.topology_file, "");
 }
 
 TEST(Hints, PlanParams)
@@ -54,7 +58,11 @@ TEST(Hints, PlanParams)
     h.striping_unit = 1 << 20;
     h.cb_write = MCIO_CB_ENABLE;
     h.cb_read = MCIO_CB_DISABLE;
+    h.placement = MCIO_PLACE_LONGEST;
+    h.socket_rule = MCIO_SOCKET_DISTRIBUTED;
     mcio_plan_params p = mcio_hints_plan_params(&h, 1);
+    EXPECT_EQ(p.placement, MCIO_PLACE_LONGEST);
+    EXPECT_EQ(p.socket_rule, MCIO_SOCKET_DISTRIBUTED);
     EXPECT_EQ(p.buffer_size, 4096);
     EXPECT_EQ(p.cb_nodes, 3);
     EXPECT_EQ(p.stripe, 1 << 20);
@@ -64,7 +72,9 @@ TEST(Hints, PlanParams)
 
 /* --- valid values --- */
 
-enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ, ENABLE };
+enum Field {
+    BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ, ENABLE, PLACEMENT, SOCKET, TOPOFILE
+};
 
 struct SetCase {
     const char *name, *key, *value;
@@ -106,6 +116,16 @@ const SetCase set_cases[] = {
     {"CbReadAutomatic", "romio_cb_read", "automatic", CB_READ, MCIO_CB_AUTOMATIC, nullptr},
     {"EnableFalse", "mcio_enable", "false", ENABLE, 0, nullptr},
     {"EnableTrue", "mcio_enable", "true", ENABLE, 1, nullptr},
+    {"PlacementGreedy", "mcio_placement", "greedy", PLACEMENT, MCIO_PLACE_GREEDY, nullptr},
+    {"PlacementShortest", "mcio_placement", "shortest", PLACEMENT, MCIO_PLACE_SHORTEST, nullptr},
+    {"PlacementLongest", "mcio_placement", "longest", PLACEMENT, MCIO_PLACE_LONGEST, nullptr},
+    {"PlacementTopology", "mcio_placement", "topology", PLACEMENT, MCIO_PLACE_TOPOLOGY, nullptr},
+    {"PlacementSpread", "mcio_placement", "spread", PLACEMENT, MCIO_PLACE_SPREAD, nullptr},
+    {"SocketDistributed", "mcio_socket_rule", "distributed", SOCKET, MCIO_SOCKET_DISTRIBUTED,
+     nullptr},
+    {"SocketNone", "mcio_socket_rule", "none", SOCKET, MCIO_SOCKET_NONE, nullptr},
+    {"TopologyFile", "mcio_topology_file", "/etc/slurm/topology.conf", TOPOFILE, 0,
+     "/etc/slurm/topology.conf"},
 };
 
 class HintsSet : public ::testing::TestWithParam<SetCase> {};
@@ -118,6 +138,10 @@ TEST_P(HintsSet, Valid)
         strcpy(h.io_backend, strcmp(c.text, "posix") ? "posix" : "null");
     if (c.field == ENABLE)
         h.enable = !c.num;
+    if (c.field == PLACEMENT)
+        h.placement = c.num == MCIO_PLACE_GREEDY ? MCIO_PLACE_TOPOLOGY : MCIO_PLACE_GREEDY;
+    if (c.field == SOCKET)
+        h.socket_rule = c.num == MCIO_SOCKET_NONE ? MCIO_SOCKET_DISTRIBUTED : MCIO_SOCKET_NONE;
     mcio_hints want = h;
     switch (c.field) {
     case BUF: want.cb_buffer_size = c.num; break;
@@ -128,6 +152,9 @@ TEST_P(HintsSet, Valid)
     case CB_WRITE: want.cb_write = (int)c.num; break;
     case CB_READ: want.cb_read = (int)c.num; break;
     case ENABLE: want.enable = (int)c.num; break;
+    case PLACEMENT: want.placement = (int)c.num; break;
+    case SOCKET: want.socket_rule = (int)c.num; break;
+    case TOPOFILE: strcpy(want.topology_file, c.text); break;
     }
     char detail[MCIO_DETAIL_LEN] = "";
     EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "test", detail), MCIO_SUCCESS) << detail;
@@ -193,6 +220,12 @@ const BadCase bad_cases[] = {
     {"EnableOne", "mcio_enable", "1"},
     {"EnableUpperCase", "mcio_enable", "FALSE"},
     {"EnableEmpty", "mcio_enable", ""},
+    {"PlacementUnknown", "mcio_placement", "nearest"},
+    {"PlacementCase", "mcio_placement", "Greedy"},
+    {"PlacementEmpty", "mcio_placement", ""},
+    {"SocketRuleUnknown", "mcio_socket_rule", "accumulated"},
+    {"SocketRuleEmpty", "mcio_socket_rule", ""},
+    {"TopologyFileEmpty", "mcio_topology_file", ""},
     {"UnknownMcioKey", "mcio_bogus", "xyz"},
     {"UnknownMcioKeyNamedLikeRomios", "mcio_cb_nodes", "4"},
 };
@@ -309,15 +342,16 @@ TEST(Hints, GetDefaults)
     const char *want[][2] = {{"cb_buffer_size", "16777216"}, {"cb_nodes", "0"},
                              {"striping_unit", "0"},          {"romio_cb_write", "automatic"},
                              {"romio_cb_read", "automatic"},  {"mcio_strategy", "romio"},
-                             {"mcio_io_backend", "mpiio"},
-                             {"mcio_enable", "true"}};
+                             {"mcio_io_backend", "mpiio"},   {"mcio_enable", "true"},
+                             {"mcio_placement", "spread"},   {"mcio_socket_rule", "none"},
+                             {"mcio_topology_file", ""}};
     char key[64], value[64];
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 11; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 8, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 11, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -332,21 +366,25 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "romio_cb_write", "enable", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "romio_cb_read", "disable", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_enable", "false", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_placement", "topology", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_socket_rule", "distributed", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_topology_file", "net.txt", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
                              {"romio_cb_read", "disable"},  {"mcio_strategy", "romio"},
-                             {"mcio_io_backend", "posix"},
-                             {"mcio_enable", "false"}};
+                             {"mcio_io_backend", "posix"},  {"mcio_enable", "false"},
+                             {"mcio_placement", "topology"}, {"mcio_socket_rule", "distributed"},
+                             {"mcio_topology_file", "net.txt"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 8);
+        ASSERT_LT(i, 11);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 8);
+    EXPECT_EQ(i, 11);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 
@@ -361,9 +399,11 @@ TEST(Hints, GetSetRoundTripOfDefaults)
     back.cb_write = MCIO_CB_ENABLE;
     back.cb_read = MCIO_CB_DISABLE;
     back.enable = 0;
+    back.placement = MCIO_PLACE_LONGEST;
+    back.socket_rule = MCIO_SOCKET_DISTRIBUTED;
     char key[64], value[64], detail[MCIO_DETAIL_LEN] = "";
     for (int i = 0; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++)
-        if (strcmp(key, "cb_nodes") != 0) {
+        if (strcmp(key, "cb_nodes") != 0 && value[0]) { /* "": unset, nothing to set back */
             EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS)
                 << detail;
         }
