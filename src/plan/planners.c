@@ -12,8 +12,15 @@ static int plan_romio(const mcio_topology *topo, const mcio_summary *sum, mcio_p
     return mcio_plan_romio(topo->nprocs, sum, topo->node_of_rank, topo->nnodes, params, plan);
 }
 
+static int plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+                       mcio_fdplan *plan)
+{
+    return mcio_plan_memory(topo, sum, params, plan, NULL);
+}
+
 static const mcio_planner planners[] = {
     {.name = "romio", .plan = plan_romio},
+    {.name = "memory", .plan = plan_memory},
 };
 
 const mcio_planner *mcio_planner_find(const char *name)

@@ -9,14 +9,21 @@
 
 mcio_hints mcio_hints_default(void)
 {
-    mcio_hints h = {.cb_buffer_size = 16 * 1024 * 1024, .cb_nodes = 0, .striping_unit = 0};
+    mcio_hints h = {.cb_buffer_size = 16 * 1024 * 1024,
+                    .cb_nodes = 0,
+                    .striping_unit = 0,
+                    .nah = 4,                        /* the paper's Nah */
+                    .msgind = 32 * 1024 * 1024,      /* the paper's write Msgind */
+                    .msggroup = (int64_t)1 << 30,
+                    .memmin = 1024 * 1024,
+                    .node_memory = 0};
     strcpy(h.strategy, "romio");
     strcpy(h.io_backend, "mpiio");
     return h;
 }
 
 /* A byte count: decimal digits with an optional k/m/g suffix (powers of 1024). */
-static int parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out)
+int mcio_hints_parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out)
 {
     char *end;
     errno = 0;
@@ -62,17 +69,38 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
     int64_t x;
     if (strcmp(key, "cb_buffer_size") == 0) {
         /* A round's bytes to one peer go in one MPI message, whose count is an int. */
-        if (parse_bytes(value, 1, INT32_MAX, &x))
+        if (mcio_hints_parse_bytes(value, 1, INT32_MAX, &x))
             goto bad_bytes;
         h->cb_buffer_size = x;
     } else if (strcmp(key, "cb_nodes") == 0) {
-        if (parse_bytes(value, 1, INT32_MAX, &x))
+        if (mcio_hints_parse_bytes(value, 1, INT32_MAX, &x))
             goto bad_count;
         h->cb_nodes = (int)x;
     } else if (strcmp(key, "striping_unit") == 0) {
-        if (parse_bytes(value, 0, INT32_MAX, &x))
+        if (mcio_hints_parse_bytes(value, 0, INT32_MAX, &x))
             goto bad_bytes;
         h->striping_unit = x;
+    } else if (strcmp(key, "mcio_nah") == 0) {
+        if (mcio_hints_parse_bytes(value, 1, 1 << 20, &x))
+            goto bad_count;
+        h->nah = (int)x;
+    } else if (strcmp(key, "mcio_msgind") == 0) {
+        /* It bounds a collective buffer, whose bytes to one peer go in one MPI message. */
+        if (mcio_hints_parse_bytes(value, 1, INT32_MAX, &x))
+            goto bad_bytes;
+        h->msgind = x;
+    } else if (strcmp(key, "mcio_msggroup") == 0) {
+        if (mcio_hints_parse_bytes(value, 1, INT64_MAX, &x))
+            goto bad_bytes;
+        h->msggroup = x;
+    } else if (strcmp(key, "mcio_memmin") == 0) {
+        if (mcio_hints_parse_bytes(value, 0, INT64_MAX, &x))
+            goto bad_bytes;
+        h->memmin = x;
+    } else if (strcmp(key, "mcio_node_memory") == 0) {
+        if (mcio_hints_parse_bytes(value, 0, INT64_MAX, &x))
+            goto bad_bytes;
+        h->node_memory = x;
     } else if (strcmp(key, "mcio_strategy") == 0) {
         if (!mcio_planner_find(value)) {
             char known[128] = "";
@@ -165,6 +193,26 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
         snprintf(key, keylen, "mcio_io_backend");
         snprintf(value, valuelen, "%s", h->io_backend);
         return 1;
+    case 5:
+        snprintf(key, keylen, "mcio_nah");
+        snprintf(value, valuelen, "%d", h->nah);
+        return 1;
+    case 6:
+        snprintf(key, keylen, "mcio_msgind");
+        snprintf(value, valuelen, "%" PRId64, h->msgind);
+        return 1;
+    case 7:
+        snprintf(key, keylen, "mcio_msggroup");
+        snprintf(value, valuelen, "%" PRId64, h->msggroup);
+        return 1;
+    case 8:
+        snprintf(key, keylen, "mcio_memmin");
+        snprintf(value, valuelen, "%" PRId64, h->memmin);
+        return 1;
+    case 9:
+        snprintf(key, keylen, "mcio_node_memory");
+        snprintf(value, valuelen, "%" PRId64, h->node_memory);
+        return 1;
     default:
         return 0;
     }
@@ -172,6 +220,11 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
 
 mcio_plan_params mcio_hints_plan_params(const mcio_hints *h)
 {
-    return (mcio_plan_params){
-        .buffer_size = h->cb_buffer_size, .cb_nodes = h->cb_nodes, .stripe = h->striping_unit};
+    return (mcio_plan_params){.buffer_size = h->cb_buffer_size,
+                              .cb_nodes = h->cb_nodes,
+                              .stripe = h->striping_unit,
+                              .nah = h->nah,
+                              .msgind = h->msgind,
+                              .msggroup = h->msggroup,
+                              .memmin = h->memmin};
 }

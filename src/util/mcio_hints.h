@@ -22,6 +22,12 @@ typedef struct mcio_hints {
     int64_t striping_unit;  /* ROMIO's striping_unit: 0 = no alignment */
     char strategy[MCIO_NAME_LEN];   /* mcio_strategy: romio */
     char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null */
+    /* The memory strategy (docs/hints.md). */
+    int nah;             /* mcio_nah: 4 */
+    int64_t msgind;      /* mcio_msgind: 32 MiB */
+    int64_t msggroup;    /* mcio_msggroup: 1 GiB */
+    int64_t memmin;      /* mcio_memmin: 1 MiB */
+    int64_t node_memory; /* mcio_node_memory: per-node budget for collective buffers; 0 = none */
 } mcio_hints;
 
 /* The defaults. */
@@ -43,6 +49,10 @@ int mcio_hints_parse_line(char *line, char **key, char **value);
 
 /* Write hint i (0-based) as key/value strings; returns 0 past the last. */
 int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *value, int valuelen);
+
+/* A byte count: digits with an optional k/m/g suffix (powers of 1024), in [min, max].
+ * Returns 0 and sets *out, or -1. */
+int mcio_hints_parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out);
 
 /* The planning parameters the hints imply. */
 mcio_plan_params mcio_hints_plan_params(const mcio_hints *h);

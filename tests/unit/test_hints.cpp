@@ -21,14 +21,18 @@ bool same(const mcio_hints &a, const mcio_hints &b)
 {
     return a.cb_buffer_size == b.cb_buffer_size && a.cb_nodes == b.cb_nodes &&
            a.striping_unit == b.striping_unit && strcmp(a.strategy, b.strategy) == 0 &&
-           strcmp(a.io_backend, b.io_backend) == 0;
+           strcmp(a.io_backend, b.io_backend) == 0 && a.nah == b.nah && a.msgind == b.msgind &&
+           a.msggroup == b.msggroup && a.memmin == b.memmin && a.node_memory == b.node_memory;
 }
 
 std::string show(const mcio_hints &h)
 {
     return "{cb_buffer_size " + std::to_string(h.cb_buffer_size) + ", cb_nodes " +
            std::to_string(h.cb_nodes) + ", striping_unit " + std::to_string(h.striping_unit) +
-           ", strategy " + h.strategy + ", io_backend " + h.io_backend + "}";
+           ", strategy " + h.strategy + ", io_backend " + h.io_backend + ", nah " +
+           std::to_string(h.nah) + ", msgind " + std::to_string(h.msgind) + ", msggroup " +
+           std::to_string(h.msggroup) + ", memmin " + std::to_string(h.memmin) +
+           ", node_memory " + std::to_string(h.node_memory) + "}";
 }
 
 TEST(Hints, Defaults)
@@ -39,6 +43,11 @@ TEST(Hints, Defaults)
     EXPECT_EQ(h.striping_unit, 0);
     EXPECT_STREQ(h.strategy, "romio");
     EXPECT_STREQ(h.io_backend, "mpiio");
+    EXPECT_EQ(h.nah, 4);
+    EXPECT_EQ(h.msgind, 32 * 1024 * 1024);
+    EXPECT_EQ(h.msggroup, int64_t(1) << 30);
+    EXPECT_EQ(h.memmin, 1024 * 1024);
+    EXPECT_EQ(h.node_memory, 0);
 }
 
 TEST(Hints, PlanParams)
@@ -51,11 +60,15 @@ TEST(Hints, PlanParams)
     EXPECT_EQ(p.buffer_size, 4096);
     EXPECT_EQ(p.cb_nodes, 3);
     EXPECT_EQ(p.stripe, 1 << 20);
+    EXPECT_EQ(p.nah, 4);
+    EXPECT_EQ(p.msgind, 32 * 1024 * 1024);
+    EXPECT_EQ(p.msggroup, int64_t(1) << 30);
+    EXPECT_EQ(p.memmin, 1024 * 1024);
 }
 
 /* --- valid values --- */
 
-enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND };
+enum Field { BUF, NODES, STRIPE, STRATEGY, BACKEND, NAH, MSGIND, MSGGROUP, MEMMIN, NODEMEM };
 
 struct SetCase {
     const char *name, *key, *value;
@@ -91,6 +104,17 @@ const SetCase set_cases[] = {
     {"BackendPosix", "mcio_io_backend", "posix", BACKEND, 0, "posix"},
     {"BackendNull", "mcio_io_backend", "null", BACKEND, 0, "null"},
     {"BackendMpiio", "mcio_io_backend", "mpiio", BACKEND, 0, "mpiio"},
+    {"StrategyMemory", "mcio_strategy", "memory", STRATEGY, 0, "memory"},
+    {"NahOne", "mcio_nah", "1", NAH, 1, nullptr},
+    {"NahMany", "mcio_nah", "16", NAH, 16, nullptr},
+    {"MsgindM", "mcio_msgind", "128m", MSGIND, 134217728, nullptr},
+    {"MsgindOne", "mcio_msgind", "1", MSGIND, 1, nullptr},
+    {"MsgindIntMax", "mcio_msgind", "2147483647", MSGIND, 2147483647, nullptr},
+    {"MsggroupG", "mcio_msggroup", "64g", MSGGROUP, int64_t(64) << 30, nullptr},
+    {"MemminZero", "mcio_memmin", "0", MEMMIN, 0, nullptr},
+    {"MemminK", "mcio_memmin", "256k", MEMMIN, 262144, nullptr},
+    {"NodeMemoryG", "mcio_node_memory", "2g", NODEMEM, int64_t(2) << 30, nullptr},
+    {"NodeMemoryZero", "mcio_node_memory", "0", NODEMEM, 0, nullptr},
 };
 
 class HintsSet : public ::testing::TestWithParam<SetCase> {};
@@ -108,6 +132,11 @@ TEST_P(HintsSet, Valid)
     case STRIPE: want.striping_unit = c.num; break;
     case STRATEGY: strcpy(want.strategy, c.text); break;
     case BACKEND: strcpy(want.io_backend, c.text); break;
+    case NAH: want.nah = (int)c.num; break;
+    case MSGIND: want.msgind = c.num; break;
+    case MSGGROUP: want.msggroup = c.num; break;
+    case MEMMIN: want.memmin = c.num; break;
+    case NODEMEM: want.node_memory = c.num; break;
     }
     char detail[MCIO_DETAIL_LEN] = "";
     EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "test", detail), MCIO_SUCCESS) << detail;
@@ -166,6 +195,18 @@ const BadCase bad_cases[] = {
     {"BackendEmpty", "mcio_io_backend", ""},
     {"BackendUpperCase", "mcio_io_backend", "POSIX"},
     {"BackendTooLong", "mcio_io_backend", "a_backend_name_far_longer_than_any_kept"},
+    {"NahZero", "mcio_nah", "0"},
+    {"NahNegative", "mcio_nah", "-4"},
+    {"NahGarbage", "mcio_nah", "four"},
+    {"MsgindZero", "mcio_msgind", "0"},
+    {"MsgindTooLargeForInt", "mcio_msgind", "2g"},
+    {"MsgindGarbage", "mcio_msgind", "32mb"},
+    {"MsggroupZero", "mcio_msggroup", "0"},
+    {"MsggroupNegative", "mcio_msggroup", "-1g"},
+    {"MemminNegative", "mcio_memmin", "-1"},
+    {"MemminFraction", "mcio_memmin", "0.5m"},
+    {"NodeMemoryGarbage", "mcio_node_memory", "lots"},
+    {"NodeMemoryOverflow", "mcio_node_memory", "99999999999g"},
     {"UnknownMcioKey", "mcio_bogus", "xyz"},
     {"UnknownMcioKeyNamedLikeRomios", "mcio_cb_nodes", "4"},
 };
@@ -281,14 +322,16 @@ TEST(Hints, GetDefaults)
     mcio_hints h = mcio_hints_default();
     const char *want[][2] = {{"cb_buffer_size", "16777216"}, {"cb_nodes", "0"},
                              {"striping_unit", "0"}, {"mcio_strategy", "romio"},
-                             {"mcio_io_backend", "mpiio"}};
+                             {"mcio_io_backend", "mpiio"}, {"mcio_nah", "4"},
+                             {"mcio_msgind", "33554432"}, {"mcio_msggroup", "1073741824"},
+                             {"mcio_memmin", "1048576"}, {"mcio_node_memory", "0"}};
     char key[64], value[64];
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 10; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 5, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 10, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -300,19 +343,27 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "cb_nodes", "3", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "striping_unit", "1m", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_io_backend", "posix", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_strategy", "memory", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_nah", "2", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_msgind", "8m", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_msggroup", "64m", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_memmin", "4k", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_node_memory", "1g", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
-                             {"striping_unit", "1048576"}, {"mcio_strategy", "romio"},
-                             {"mcio_io_backend", "posix"}};
+                             {"striping_unit", "1048576"}, {"mcio_strategy", "memory"},
+                             {"mcio_io_backend", "posix"}, {"mcio_nah", "2"},
+                             {"mcio_msgind", "8388608"}, {"mcio_msggroup", "67108864"},
+                             {"mcio_memmin", "4096"}, {"mcio_node_memory", "1073741824"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 5);
+        ASSERT_LT(i, 10);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 5);
+    EXPECT_EQ(i, 10);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 
@@ -324,6 +375,11 @@ TEST(Hints, GetSetRoundTripOfDefaults)
     back.cb_buffer_size = 1;
     back.striping_unit = 7;
     strcpy(back.io_backend, "null");
+    back.nah = 9;
+    back.msgind = 9;
+    back.msggroup = 9;
+    back.memmin = 9;
+    back.node_memory = 9;
     char key[64], value[64], detail[MCIO_DETAIL_LEN] = "";
     for (int i = 0; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++)
         if (strcmp(key, "cb_nodes") != 0) {
