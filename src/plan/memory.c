@@ -64,10 +64,13 @@ typedef struct event {
     double dslope;
 } event;
 
+/* A total order, so that the sums below do not depend on how qsort orders equal keys. */
 static int by_x(const void *a, const void *b)
 {
-    int64_t x = ((const event *)a)->x, y = ((const event *)b)->x;
-    return (x > y) - (x < y);
+    const event *e = a, *f = b;
+    if (e->x != f->x)
+        return (e->x > f->x) - (e->x < f->x);
+    return (e->dslope > f->dslope) - (e->dslope < f->dslope);
 }
 
 int mcio_reqmap_build(int nprocs, const mcio_summary *sum, mcio_reqmap *m)
