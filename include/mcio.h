@@ -116,6 +116,13 @@ typedef struct mcio_stats {
     double t_total;           /* the whole call */
     const int *aggregator_ranks; /* [aggregators]; valid until the next call on the file */
     const int *aggregator_nodes; /* [aggregators]; node index of each aggregator */
+    int nodes;                   /* nodes of the machine description */
+    const int64_t *node_budget_bytes; /* [nodes] memory a node may spend on collective
+                                         buffers (its memory capped by mcio_node_memory), -1:
+                                         unknown, no limit */
+    const int64_t *node_peak_bytes;   /* [nodes] collective-buffer bytes mcio held on the node
+                                         during the call (all of a plan's buffers live at once) */
+    int fallbacks; /* domains the memory strategy placed with less memory than it wanted */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

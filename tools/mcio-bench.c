@@ -41,6 +41,8 @@
 
 /* ---- Options ---- */
 
+#define MAX_STRATEGIES 4
+
 typedef struct opts {
     int pattern[MAX_PATTERNS], npatterns;
     int64_t size, transfer, random_max;
@@ -50,6 +52,10 @@ typedef struct opts {
     const char *dir, *json;
     int nhints;
     char **hint_key, **hint_val;
+    char *strategy[MAX_STRATEGIES]; /* --strategies: one mcio case per strategy */
+    int nstrategies;
+    const char *node_memory;       /* --node-memory: MCIO_VIRTUAL_NODE_MEMORY */
+    const char *ranks_per_node;    /* --ranks-per-node: MCIO_VIRTUAL_RANKS_PER_NODE */
 } opts;
 
 typedef struct layout {
@@ -89,6 +95,12 @@ static const char usage[] =
     "  --persistent     mcio: mcio_plan_create once per case (not timed), then\n"
     "                   mcio_plan_write / mcio_plan_read\n"
     "  --hint KEY=VAL   an MPI_Info hint, repeatable; mcio_* keys go to mcio only\n"
+    "  --strategies L   mcio once per planning strategy in the comma-separated list\n"
+    "                   (e.g. romio,memory), each against the same native run\n"
+    "  --node-memory S  mcio's virtual memory per node (MCIO_VIRTUAL_NODE_MEMORY): a list\n"
+    "                   64m,16m,0 repeated over the nodes, or normal:MEAN:SD[:SEED]\n"
+    "  --ranks-per-node K  mcio's virtual nodes (MCIO_VIRTUAL_RANKS_PER_NODE); the MPI\n"
+    "                   library's own collective I/O still sees the real host\n"
     "  --reps N         repetitions of write + read per case (default 3)\n"
     "  --dir DIR        where the files go (default /tmp)\n"
     "  --json PATH      also write the results as JSON\n"
@@ -278,8 +290,10 @@ static const pattern patterns[] = {
  * bad argument ends every rank without any communication that could hang. ---- */
 
 /* The options that take a value; the others are --help, --persistent and --keep. */
-static const char *const valued[] = {"--pattern", "--size", "--transfer", "--random-max", "--seed",
-                                     "--engine", "--hint", "--reps", "--dir", "--json"};
+static const char *const valued[] = {"--pattern", "--size",   "--transfer", "--random-max",
+                                     "--seed",    "--engine", "--hint",     "--reps",
+                                     "--dir",     "--json",   "--strategies", "--node-memory",
+                                     "--ranks-per-node"};
 
 /* Formats the message of a bad argument and returns parse_args' verdict for it. */
 static int bad(char *msg, size_t msglen, const char *fmt, ...)
@@ -333,6 +347,21 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             o->use[1] = !strcmp(val, "mcio") || !strcmp(val, "both");
             if (!o->use[0] && !o->use[1])
                 return bad(msg, msglen, "--engine: '%s' is not native, mcio or both", val);
+        } else if (!strcmp(arg, "--strategies")) {
+            o->nstrategies = 0;
+            for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
+                if (o->nstrategies == MAX_STRATEGIES)
+                    return bad(msg, msglen, "--strategies: more than %d", MAX_STRATEGIES);
+                o->strategy[o->nstrategies++] = t; /* mcio_file_open judges the names */
+            }
+            if (o->nstrategies == 0)
+                return bad(msg, msglen, "--strategies: the list is empty");
+        } else if (!strcmp(arg, "--node-memory")) {
+            o->node_memory = val; /* mcio_file_open judges the spec */
+        } else if (!strcmp(arg, "--ranks-per-node")) {
+            if (!is_num || num < 1 || num > (1 << 30) || strpbrk(val, "kKmMgG"))
+                return bad(msg, msglen, "--ranks-per-node: '%s' is not a positive count", val);
+            o->ranks_per_node = val;
         } else if (!strcmp(arg, "--hint")) {
             char *sep = strchr(val, '=');
             if (!sep || sep == val)
@@ -584,11 +613,15 @@ static const engine engines[] = {
 typedef struct result {
     const char *pattern;
     const engine *eng;
+    const char *strategy; /* mcio_strategy of an mcio case given by --strategies, or NULL */
+    char label[48];       /* engine, or engine:strategy */
     int ranks, reps, verified, have_stats, persistent;
     int64_t bytes, extents; /* summed over ranks */
     double *bw[2];          /* [write, read][rep] MiB/s */
     double median[2];
     mcio_stats *st[2];      /* [write, read][rep]: what the engine said of each call */
+    int nodes;              /* the last write's memory per node, copied: the stats' arrays live */
+    int64_t *node_budget, *node_peak; /* only until the next call on the file */
 } result;
 
 static int by_value(const void *a, const void *b)
@@ -635,19 +668,22 @@ static double timed_call(const engine *e, bench_file *f, int write, void *buf, i
     return t;
 }
 
-static MPI_Info make_info(const opts *o, int with_mcio_keys)
+static MPI_Info make_info(const opts *o, int with_mcio_keys, const char *strategy)
 {
     MPI_Info info;
     MPI_Info_create(&info);
     for (int h = 0; h < o->nhints; h++)
         if (with_mcio_keys || strncmp(o->hint_key[h], "mcio_", 5) != 0)
             MPI_Info_set(info, o->hint_key[h], o->hint_val[h]);
+    if (strategy)
+        MPI_Info_set(info, "mcio_strategy", strategy);
     return info;
 }
 
 /* One engine's case of the pattern being run: its file and its result. */
 typedef struct bench_case {
     const engine *e;
+    const char *strategy;
     int idx, open_failed;
     char path[4096];
     bench_file f;
@@ -669,8 +705,19 @@ static void run_rep(const opts *o, bench_case *c, int rep, int ncases, unsigned 
     poison(rbuf, wbuf, l->bytes);
     int ok = !failed[0] && pread_extents(c->path, l, rbuf, rank) &&
              check_bytes(l, rbuf, wbuf, rank, "after the write, the file");
-    if (c->e->stats)
+    if (c->e->stats) {
         c->e->stats(&c->f, &r->st[0][rep]);
+        const mcio_stats *st = &r->st[0][rep];
+        free(r->node_budget);
+        free(r->node_peak);
+        r->nodes = st->node_budget_bytes ? st->nodes : 0;
+        r->node_budget = xmalloc((size_t)r->nodes * sizeof(int64_t));
+        r->node_peak = xmalloc((size_t)r->nodes * sizeof(int64_t));
+        for (int j = 0; j < r->nodes; j++) {
+            r->node_budget[j] = st->node_budget_bytes[j];
+            r->node_peak[j] = st->node_peak_bytes[j];
+        }
+    }
     poison(rbuf, wbuf, l->bytes);
     t[1] = timed_call(c->e, &c->f, 0, rbuf, &failed[1]);
     ok = ok && !failed[1] && check_bytes(l, rbuf, wbuf, rank, "the read buffer");
@@ -696,19 +743,25 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     int64_t mine[2] = {l->bytes, l->n}, total[2];
     MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    bench_case cs[2];
-    for (int e = 0; e < 2; e++) {
+    bench_case cs[1 + MAX_STRATEGIES];
+    /* native, then mcio once, or once per strategy of --strategies */
+    int ns = o->nstrategies > 0 ? o->nstrategies : 1;
+    for (int k = 0; k < 1 + ns; k++) {
+        int e = k == 0 ? 0 : 1;
         if (!o->use[e])
             continue;
         bench_case *c = &cs[nc];
         *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
+                          .strategy = e == 1 && o->nstrategies > 0 ? o->strategy[k - 1] : NULL,
                           .f = {.l = l, .persistent = o->persistent, .mf = MPI_FILE_NULL,
                                 .ftype = MPI_DATATYPE_NULL}};
         snprintf(c->path, sizeof c->path, "%s/mcio-bench.%ld.%d.%s.%s", o->dir, pid, c->idx,
                  pname, c->e->name);
-        *c->r = (result){.pattern = pname, .eng = c->e, .ranks = nprocs, .reps = o->reps,
-                         .verified = 1, .bytes = total[0], .extents = total[1],
+        *c->r = (result){.pattern = pname, .eng = c->e, .strategy = c->strategy, .ranks = nprocs,
+                         .reps = o->reps, .verified = 1, .bytes = total[0], .extents = total[1],
                          .have_stats = c->e->stats != NULL};
+        snprintf(c->r->label, sizeof c->r->label, "%s%s%s", c->e->name, c->strategy ? ":" : "",
+                 c->strategy ? c->strategy : "");
         for (int w = 0; w < 2; w++) {
             c->r->bw[w] = xmalloc((size_t)o->reps * sizeof(double));
             c->r->st[w] = xmalloc((size_t)o->reps * sizeof(mcio_stats));
@@ -716,7 +769,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         if (rank == 0)
             unlink(c->path); /* MPI_MODE_CREATE keeps an old file's bytes; start from nothing */
         MPI_Barrier(MPI_COMM_WORLD);
-        MPI_Info info = make_info(o, c->e->mcio_hints);
+        MPI_Info info = make_info(o, c->e->mcio_hints, c->strategy);
         c->open_failed = c->e->open(&c->f, c->path, info);
         MPI_Info_free(&info);
         if (first_failed(c->open_failed, &c->f) >= 0)
@@ -814,7 +867,7 @@ static void print_table(const opts *o, const result *res, int nres, const char *
            native_io(libversion), o->reps, o->persistent ? ", persistent plans" : "");
     for (int h = 0; h < o->nhints; h++)
         printf("%s%s=%s", h ? " " : ", hints: ", o->hint_key[h], o->hint_val[h]);
-    printf("\n%-10s %-6s %5s %11s %12s %12s %8s %8s %5s %6s %10s  %s\n", "pattern", "engine",
+    printf("\n%-10s %-12s %5s %11s %12s %12s %8s %8s %5s %6s %10s  %s\n", "pattern", "engine",
            "ranks", "bytes", "write MiB/s", "read MiB/s", "w/native", "r/native", "aggs", "rounds",
            "max buffer", "verified");
     for (int i = 0; i < nres; i++) {
@@ -823,8 +876,8 @@ static void print_table(const opts *o, const result *res, int nres, const char *
         cells c;
         fmt_bytes(bytes, sizeof bytes, r->bytes);
         optional_cells(res, nres, r, 1, "-", c);
-        printf("%-10s %-6s %5d %11s %12.1f %12.1f %8s %8s %5s %6s %10s  %s\n", r->pattern,
-               r->eng->name, r->ranks, bytes, r->median[0], r->median[1], c[C_RATIO_W],
+        printf("%-10s %-12s %5d %11s %12.1f %12.1f %8s %8s %5s %6s %10s  %s\n", r->pattern,
+               r->label, r->ranks, bytes, r->median[0], r->median[1], c[C_RATIO_W],
                c[C_RATIO_R], c[C_AGGS], c[C_ROUNDS], c[C_MAXBUF], r->verified ? "yes" : "NO");
     }
 }
@@ -878,9 +931,10 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
         const result *r = &res[i];
         cells c;
         optional_cells(res, nres, r, 0, "null", c);
-        fprintf(f, "%s\n{\"pattern\":\"%s\",\"engine\":\"%s\",\"ranks\":%d,\"bytes\":%" PRId64
-                ",\"extents\":%" PRId64 ",\"persistent\":%s,\"write_mib_s\":%.3f,"
-                "\"read_mib_s\":%.3f", i ? "," : "", r->pattern, r->eng->name, r->ranks, r->bytes,
+        fprintf(f, "%s\n{\"pattern\":\"%s\",\"engine\":\"%s\",\"label\":\"%s\",\"ranks\":%d,"
+                "\"bytes\":%" PRId64 ",\"extents\":%" PRId64 ",\"persistent\":%s,"
+                "\"write_mib_s\":%.3f,\"read_mib_s\":%.3f",
+                i ? "," : "", r->pattern, r->eng->name, r->label, r->ranks, r->bytes,
                 r->extents, r->persistent ? "true" : "false", r->median[0],
                 r->median[1]);
         json_numbers(f, "write_reps", r->bw[0], r->reps);
@@ -898,7 +952,22 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
             json_string(f, o->hint_val[h]);
             first = 0;
         }
-        fprintf(f, "},\"mcio_times\":%s", r->have_stats ? "{" : "null");
+        if (r->strategy) {
+            fprintf(f, ",\"mcio_strategy\":");
+            json_string(f, r->strategy);
+        }
+        fprintf(f, "}");
+        if (r->have_stats && r->reps > 0) { /* the memory the last write's plan held per node */
+            fprintf(f, ",\"fallbacks\":%d,\"node_budget_bytes\":[",
+                    r->st[0][r->reps - 1].fallbacks);
+            for (int j = 0; j < r->nodes; j++)
+                fprintf(f, "%s%" PRId64, j ? "," : "", r->node_budget[j]);
+            fprintf(f, "],\"node_peak_bytes\":[");
+            for (int j = 0; j < r->nodes; j++)
+                fprintf(f, "%s%" PRId64, j ? "," : "", r->node_peak[j]);
+            fprintf(f, "]");
+        }
+        fprintf(f, ",\"mcio_times\":%s", r->have_stats ? "{" : "null");
         double *v = xmalloc((size_t)r->reps * sizeof(double) + 1);
         for (int w = 0; w < 2 && r->have_stats; w++) {
             fprintf(f, "%s\"%s\":{", w ? "," : "", w ? "read" : "write");
@@ -919,7 +988,8 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
 /* Every pattern through every chosen engine, then the table and the JSON (rank 0). */
 static int run_all(const opts *o, layout *lay, FILE *json)
 {
-    int rank, status = 0, nres = 0, ncases = o->npatterns * (o->use[0] + o->use[1]), len = 0;
+    int ns = o->nstrategies > 0 ? o->nstrategies : 1;
+    int rank, status = 0, nres = 0, ncases = o->npatterns * (o->use[0] + o->use[1] * ns), len = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     MPI_Get_library_version(libversion, &len);
@@ -938,11 +1008,14 @@ static int run_all(const opts *o, layout *lay, FILE *json)
             status = 1;
         }
     }
-    for (int i = 0; i < nres; i++)
+    for (int i = 0; i < nres; i++) {
         for (int w = 0; w < 2; w++) {
             free(res[i].bw[w]);
             free(res[i].st[w]);
         }
+        free(res[i].node_budget);
+        free(res[i].node_peak);
+    }
     free(res);
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD); /* a failed --json counts everywhere */
     return status;
@@ -984,6 +1057,11 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
     if (rank == 0 && verdict == 2)
         fprintf(stderr, "mcio-bench: %s\n", msg);
+    /* mcio reads its machine description from the environment when a file opens. */
+    if (verdict == 0 && o.node_memory)
+        setenv("MCIO_VIRTUAL_NODE_MEMORY", o.node_memory, 1);
+    if (verdict == 0 && o.ranks_per_node)
+        setenv("MCIO_VIRTUAL_RANKS_PER_NODE", o.ranks_per_node, 1);
     int status = verdict == 0 ? run_all(&o, lay, json) : verdict == 1 ? 0 : 2;
     for (int p = 0; lay && p < o.npatterns; p++)
         layout_free(&lay[p]);

@@ -28,6 +28,10 @@ struct mcio_file_s {
     char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
     mcio_stats stats;
     int *stats_aggs, *stats_nodes;
+    /* [nnodes] what a node may spend on collective buffers: its memory (machine description)
+     * capped by the mcio_node_memory hint; INT64_MAX when neither is known. */
+    int64_t *node_budget;
+    int64_t *stats_budget, *stats_peak; /* [nnodes] of the last call, -1 for no limit */
 };
 
 /* A plan: the metadata exchange and planning of one access pattern, done once. */

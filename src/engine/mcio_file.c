@@ -69,6 +69,9 @@ static void file_free(mcio_file f)
     free(f->stats_path);
     free(f->stats_aggs);
     free(f->stats_nodes);
+    free(f->node_budget);
+    free(f->stats_budget);
+    free(f->stats_peak);
     free(f->summaries);
     free(f);
 }
@@ -134,6 +137,16 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     if (st != MCIO_SUCCESS)
         goto fail;
     st = mcio_machine_load_network(f->comm, &f->machine, f->hints.topology_file, detail);
+    f->node_budget = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    f->stats_budget = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    f->stats_peak = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    if (st == MCIO_SUCCESS && (!f->node_budget || !f->stats_budget || !f->stats_peak))
+        st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
+    for (int j = 0; st == MCIO_SUCCESS && j < f->machine.nnodes; j++) {
+        int64_t mem = f->machine.node_mem[j], cap = f->hints.node_memory;
+        mem = mem < 0 ? INT64_MAX : mem;
+        f->node_budget[j] = cap > 0 && cap < mem ? cap : mem;
+    }
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;

@@ -22,6 +22,15 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
         fh->stats_aggs[d] = fd->agg_rank[d];
         fh->stats_nodes[d] = fh->machine.node_of_rank[fd->agg_rank[d]];
     }
+    /* Per node: the budget, and the buffers held, which the engine allocates exactly as
+     * mcio_fdplan_buffer says (mcio_twophase.c), all of them for the plan's lifetime. */
+    int nn = fh->machine.nnodes;
+    for (int j = 0; j < nn; j++) {
+        fh->stats_budget[j] = fh->node_budget[j] == INT64_MAX ? -1 : fh->node_budget[j];
+        fh->stats_peak[j] = 0;
+    }
+    for (int d = 0; d < fd->ndomains; d++)
+        fh->stats_peak[fh->machine.node_of_rank[fd->agg_rank[d]]] += mcio_fdplan_buffer(fd, d);
     *s = (mcio_stats){
         .op = write ? 1 : 2,
         .ranks = fh->nprocs,
@@ -36,6 +45,10 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
         .t_total = times_ns[4] * 1e-9,
         .aggregator_ranks = fh->stats_aggs,
         .aggregator_nodes = fh->stats_nodes,
+        .nodes = nn,
+        .node_budget_bytes = fh->stats_budget,
+        .node_peak_bytes = fh->stats_peak,
+        .fallbacks = fd->fallbacks,
     };
     if (!fh->stats_path)
         return;
@@ -55,6 +68,12 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
     fprintf(f, "],\"aggregator_nodes\":[");
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_nodes[d]);
+    fprintf(f, "],\"fallbacks\":%d,\"node_budget_bytes\":[", s->fallbacks);
+    for (int j = 0; j < nn; j++)
+        fprintf(f, "%s%" PRId64, j ? "," : "", fh->stats_budget[j]);
+    fprintf(f, "],\"node_peak_bytes\":[");
+    for (int j = 0; j < nn; j++)
+        fprintf(f, "%s%" PRId64, j ? "," : "", fh->stats_peak[j]);
     fprintf(f, "]}\n");
     fclose(f);
 }

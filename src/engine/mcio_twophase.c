@@ -204,9 +204,8 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
     p->reqs = malloc((size_t)per_round * sizeof(MPI_Request));
     p->types = malloc((size_t)per_round * sizeof(MPI_Datatype));
     if (p->my_domain >= 0) {
-        int d = p->my_domain;
-        int64_t span = p->fd.win_end[d] - p->fd.win_start[d];
-        p->cbuf_len = span < p->fd.window[d] ? span : p->fd.window[d];
+        /* Exactly what the plan gives this domain: the memory strategy's budgets rely on it. */
+        p->cbuf_len = mcio_fdplan_buffer(&p->fd, p->my_domain);
         p->cbuf = malloc((size_t)p->cbuf_len + 1);
     }
     return (!p->runs || !p->blocklens || !p->displs || !p->reqs || !p->types ||
@@ -258,7 +257,8 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
                               .node_of_rank = fh->machine.node_of_rank,
                               .socket_of_rank = fh->machine.socket_of_rank,
                               .sockets_per_node = fh->machine.sockets_per_node,
-                              .net = &fh->machine.net};
+                              .net = &fh->machine.net,
+                              .node_mem = fh->node_budget};
         st = mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
                             mcio_hints_plan_params(&fh->hints, write), &p->fd);
         for (int r = 0; r < fh->nprocs; r++)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mcio_errors.h"
+#include "mcio_memory.h"
 
 /* A positive integer from the environment; 0 when unset; -1 when malformed. */
 static int env_count(const char *name)
@@ -63,6 +64,15 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     int round_robin = binding && strcmp(binding, "distributed") == 0;
     if (binding && *binding && !round_robin && strcmp(binding, "accumulated") != 0)
         sockets = -1;
+    const char *memspec = getenv("MCIO_VIRTUAL_NODE_MEMORY");
+    char memdetail[MCIO_DETAIL_LEN] = "";
+    int64_t avail = -1;
+    if (memspec && *memspec) {
+        if (mcio_memory_virtual(memspec, 0, NULL, memdetail) != MCIO_SUCCESS)
+            mine[3] = MCIO_ERR_ARG;
+    } else {
+        avail = mcio_memory_available();
+    }
     if (per_node < 0 || sockets < 0) {
         mine[3] = MCIO_ERR_ARG;
     } else if (per_node > 0) {
@@ -88,7 +98,9 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     m->node_of_rank = malloc((size_t)nprocs * sizeof(int));
     m->socket_of_rank = malloc((size_t)nprocs * sizeof(int));
     int *index = calloc((size_t)nprocs, sizeof(int));
-    if (!all || !m->node_of_rank || !m->socket_of_rank || !index)
+    int64_t *avail_all = malloc((size_t)nprocs * sizeof(int64_t));
+    m->node_mem = malloc((size_t)nprocs * sizeof(int64_t)); /* nnodes <= nprocs */
+    if (!all || !m->node_of_rank || !m->socket_of_rank || !index || !avail_all || !m->node_mem)
         mine[3] = MCIO_ERR_NOMEM;
     /* The allgather also agrees on errors: a rank that failed to allocate sends its status. */
     int fallback[4];
@@ -101,7 +113,9 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         if (all[4 * r + 3] != MCIO_SUCCESS && status == MCIO_SUCCESS)
             status = all[4 * r + 3];
     if (status != MCIO_SUCCESS) {
-        if (status == MCIO_ERR_ARG)
+        if (status == MCIO_ERR_ARG && memdetail[0])
+            snprintf(detail, MCIO_DETAIL_LEN, "%s", memdetail);
+        else if (status == MCIO_ERR_ARG)
             snprintf(detail, MCIO_DETAIL_LEN,
                      "MCIO_VIRTUAL_RANKS_PER_NODE='%s', MCIO_VIRTUAL_SOCKETS_PER_NODE='%s': each "
                      "must be a positive integer; MCIO_VIRTUAL_SOCKET_BINDING='%s': accumulated "
@@ -128,8 +142,20 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
             m->sockets_per_node = all[4 * r + 2];
     }
     m->is_virtual = per_node > 0;
+    /* Memory: virtual, or what the node's lowest rank reads (the ranks of a node share it). */
+    PMPI_Allgather(&avail, 1, MPI_INT64_T, avail_all, 1, MPI_INT64_T, comm);
+    if (memspec && *memspec) {
+        mcio_memory_virtual(memspec, m->nnodes, m->node_mem, memdetail); /* checked above */
+        m->mem_is_virtual = 1;
+    } else {
+        for (int j = 0; j < m->nnodes; j++)
+            m->node_mem[j] = -1;
+        for (int r = nprocs - 1; r >= 0; r--)
+            m->node_mem[m->node_of_rank[r]] = avail_all[r];
+    }
 done:
     free(all);
+    free(avail_all);
     free(index);
     if (status != MCIO_SUCCESS)
         mcio_machine_free(m);
@@ -141,6 +167,7 @@ void mcio_machine_free(mcio_machine *m)
     free(m->node_of_rank);
     free(m->socket_of_rank);
     mcio_network_free(&m->net);
+    free(m->node_mem);
     memset(m, 0, sizeof *m);
     m->net = mcio_network_flat();
 }

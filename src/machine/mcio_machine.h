@@ -5,6 +5,8 @@
  * node 1, ..., and MCIO_VIRTUAL_SOCKETS_PER_NODE=s splits each node's ranks into s sockets in
  * order ("accumulated" binding: consecutive ranks fill a socket first), so one host can act
  * as many nodes and every node-dependent path can be tested on it.
+ * Memory per node (mcio_memory.h): MemAvailable on the node's lowest rank, or virtual
+ * (MCIO_VIRTUAL_NODE_MEMORY).
  */
 #ifndef MCIO_MACHINE_H
 #define MCIO_MACHINE_H
@@ -22,6 +24,8 @@ typedef struct mcio_machine {
     int sockets_per_node;
     int is_virtual;
     mcio_network net; /* hops and I/O nodes: flat unless a topology file is named */
+    int64_t *node_mem;  /* [nnodes] bytes available per node; -1: unknown */
+    int mem_is_virtual; /* node_mem from MCIO_VIRTUAL_NODE_MEMORY */
 } mcio_machine;
 
 /* Collective over comm. Returns a status, the same on every rank, with detail on error. */

@@ -40,45 +40,114 @@ void mcio_fdplan_free(mcio_fdplan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
+static int by_start(const void *a, const void *b)
+{
+    int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+    return (x > y) - (x < y);
+}
+
+int mcio_spans_build(int nprocs, const mcio_summary *sum, mcio_spans *s)
+{
+    int64_t *iv = malloc(((size_t)nprocs + 1) * 2 * sizeof(int64_t));
+    s->iv = iv;
+    s->n = 0;
+    if (!iv)
+        return MCIO_ERR_NOMEM;
+    int64_t n = 0;
+    for (int r = 0; r < nprocs; r++)
+        if (sum[r].bytes > 0) {
+            iv[2 * n] = sum[r].start;
+            iv[2 * n + 1] = sum[r].end;
+            n++;
+        }
+    qsort(iv, (size_t)n, 2 * sizeof(int64_t), by_start);
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (m > 0 && iv[2 * i] <= iv[2 * m - 1]) {
+            if (iv[2 * i + 1] > iv[2 * m - 1])
+                iv[2 * m - 1] = iv[2 * i + 1];
+            continue;
+        }
+        iv[2 * m] = iv[2 * i];
+        iv[2 * m + 1] = iv[2 * i + 1];
+        m++;
+    }
+    s->n = m;
+    return MCIO_SUCCESS;
+}
+
+int mcio_spans_clip(const mcio_spans *s, int64_t fs, int64_t fe, int64_t *lo, int64_t *hi)
+{
+    const int64_t *iv = s->iv;
+    /* First interval ending after fs, and last one starting before fe. */
+    int64_t a = 0, b = s->n;
+    while (a < b) {
+        int64_t mid = a + (b - a) / 2;
+        if (iv[2 * mid + 1] > fs)
+            b = mid;
+        else
+            a = mid + 1;
+    }
+    int64_t first = a;
+    a = 0, b = s->n;
+    while (a < b) {
+        int64_t mid = a + (b - a) / 2;
+        if (iv[2 * mid] < fe)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    int64_t last = a - 1;
+    if (fs >= fe || first >= s->n || first > last)
+        return 0;
+    *lo = iv[2 * first] > fs ? iv[2 * first] : fs;
+    *hi = iv[2 * last + 1] < fe ? iv[2 * last + 1] : fe;
+    return 1;
+}
+
+void mcio_spans_free(mcio_spans *s)
+{
+    free(s->iv);
+    s->iv = NULL;
+    s->n = 0;
+}
+
 int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
                             mcio_plan_params params)
 {
+    mcio_spans spans;
+    if (mcio_spans_build(nprocs, sum, &spans) != MCIO_SUCCESS)
+        return MCIO_ERR_NOMEM;
+    int st = MCIO_SUCCESS;
     plan->max_rounds = 0;
     plan->max_buffer = 0;
     for (int d = 0; d < plan->ndomains; d++) {
         int64_t fs = plan->fd_start[d], fe = plan->fd_end[d];
         int64_t lo = INT64_MAX, hi = INT64_MIN;
-        for (int r = 0; r < nprocs; r++) {
-            if (sum[r].bytes == 0 || sum[r].end <= fs || sum[r].start >= fe)
-                continue;
-            if (sum[r].start < lo)
-                lo = sum[r].start;
-            if (sum[r].end > hi)
-                hi = sum[r].end;
-        }
+        int touched = mcio_spans_clip(&spans, fs, fe, &lo, &hi);
         int64_t w = plan->window[d] > 0 ? plan->window[d] : params.buffer_size;
         if (params.stripe > 0 && w >= params.stripe)
             w -= w % params.stripe; /* rounds write whole stripes */
         if (w < 1)
             w = 1;
         plan->window[d] = w;
-        if (lo == INT64_MAX || fs >= fe) { /* nobody touches this domain */
+        if (!touched) { /* nobody touches this domain */
             plan->win_start[d] = plan->win_end[d] = fs;
             plan->rounds[d] = 0;
             continue;
         }
-        lo = lo > fs ? lo : fs;
-        hi = hi < fe ? hi : fe;
         if (params.stripe > 0) { /* start rounds on a stripe boundary, inside the domain */
-            int64_t a = lo - lo % params.stripe;
-            lo = a > fs ? a : fs;
+            int64_t al = lo - lo % params.stripe;
+            lo = al > fs ? al : fs;
         }
         plan->win_start[d] = lo;
         plan->win_end[d] = hi;
         int64_t span = hi - lo;
         int64_t rounds = span / w + (span % w != 0); /* no overflow near INT64_MAX */
-        if (rounds > INT32_MAX)
-            return MCIO_ERR_ARG; /* the caller says: raise cb_buffer_size */
+        if (rounds > INT32_MAX) {
+            st = MCIO_ERR_ARG; /* the caller says: raise cb_buffer_size */
+            goto fail;
+        }
         plan->rounds[d] = (int)rounds;
         if (plan->rounds[d] > plan->max_rounds)
             plan->max_rounds = plan->rounds[d];
@@ -86,7 +155,9 @@ int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *s
         if (buf > plan->max_buffer)
             plan->max_buffer = buf;
     }
-    return MCIO_SUCCESS;
+fail:
+    mcio_spans_free(&spans);
+    return st;
 }
 
 int mcio_fdplan_find(const mcio_fdplan *plan, int64_t off)

@@ -56,6 +56,11 @@ typedef struct mcio_plan_params {
     int cb;              /* enum mcio_cb_mode for the operation being planned */
     int placement;       /* enum mcio_placement (mcio_placement.h): 0 = spread */
     int socket_rule;     /* enum mcio_socket_rule (mcio_placement.h): 0 = none */
+    /* The memory strategy (memory.c); the others ignore these. */
+    int nah;          /* mcio_nah: most aggregators one node may host */
+    int64_t msgind;   /* mcio_msgind: requested bytes per file domain (a leaf of the tree) */
+    int64_t msggroup; /* mcio_msggroup: requested bytes per aggregation group, about */
+    int64_t memmin;   /* mcio_memmin: least memory a node must offer to host an aggregator */
 } mcio_plan_params;
 
 /*
@@ -74,6 +79,7 @@ typedef struct mcio_fdplan {
     int *rounds;        /* [ndomains] */
     int max_rounds;     /* rounds of the busiest aggregator */
     int64_t max_buffer; /* largest collective buffer any aggregator needs */
+    int fallbacks;      /* domains whose aggregator got less memory than the strategy wanted */
 } mcio_fdplan;
 
 /* --- extents.c --- */
@@ -136,6 +142,7 @@ typedef struct mcio_topology {
     const int *socket_of_rank; /* [nprocs] socket within the node */
     int sockets_per_node;
     const struct mcio_network *net; /* hops and I/O nodes (mcio_network.h); NULL = flat */
+    const int64_t *node_mem; /* [nnodes] bytes a node may spend on collective buffers; NULL: no limit */
 } mcio_topology;
 
 /* A planning strategy: summaries in, a plan out. Pure; returns 0 or an MCIO_ERR_* code. */
@@ -143,6 +150,9 @@ typedef struct mcio_planner {
     const char *name;
     int (*plan)(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
                 mcio_fdplan *plan);
+    /* The strategy keeps every node's collective buffers within its memory, which the
+     * independent plan (a buffer for every rank with data) does not: always use the strategy. */
+    int keeps_node_memory;
 } mcio_planner;
 
 /* The strategy called name, or NULL. */
@@ -150,13 +160,127 @@ const mcio_planner *mcio_planner_find(const char *name);
 
 /*
  * Plan with strategy pl, or with mcio_plan_independent when collective buffering is not
- * enabled (params.cb) and the accesses do not interleave. Pure; 0 or an MCIO_ERR_* code.
+ * enabled (params.cb), the accesses do not interleave and the strategy does not keep node
+ * memory budgets. Pure; 0 or an MCIO_ERR_* code.
  */
 int mcio_plan_make(const mcio_planner *pl, const mcio_topology *topo, const mcio_summary *sum,
                    mcio_plan_params params, mcio_fdplan *plan);
 
 /* The name of strategy i (0-based), or NULL past the last: to list them in messages. */
 const char *mcio_planner_name(int i);
+
+/* --- memory.c: memory-conscious collective I/O (glossary at the top of memory.c) --- */
+
+/*
+ * Requested bytes as the planner sees them. It knows each rank's summary only (first byte,
+ * end, bytes), so it spreads a rank's bytes evenly over its span: the bytes requested in a file
+ * region are the sum over ranks of (overlap with the span) x (bytes / span). Regions no rank's
+ * span reaches count nothing; a dense rank (bytes == span) counts exactly.
+ * F(x), the bytes before x, is piecewise linear with breakpoints at the spans' ends.
+ */
+typedef struct mcio_reqmap {
+    int64_t n;
+    int64_t *x;    /* [n] breakpoints, ascending */
+    double *f;     /* [n] F(x[i]) */
+    double *slope; /* [n] dF/dx on [x[i], x[i+1]) */
+} mcio_reqmap;
+
+int mcio_reqmap_build(int nprocs, const mcio_summary *sum, mcio_reqmap *m);
+/* Requested bytes in [a, b), rounded to the nearest integer. */
+int64_t mcio_reqmap_bytes(const mcio_reqmap *m, int64_t a, int64_t b);
+void mcio_reqmap_free(mcio_reqmap *m);
+
+/* Aggregation groups (paper section 3.1): disjoint file regions, ascending. */
+typedef struct mcio_aggr_groups {
+    int n;
+    int64_t *start, *end; /* [n] */
+    int64_t *bytes;       /* [n] requested bytes (exact: the sum of the ranks' bytes) */
+} mcio_aggr_groups;
+
+/*
+ * Divide the aggregate access region into aggregation groups of about msggroup requested
+ * bytes. A group ends only where no node has data on both sides, so it is extended to the last
+ * byte of the last process of the node it would end in (Fig. 5); nodes whose spans interleave
+ * stay in one group. Every rank with data lies in exactly one group. Returns 0 or MCIO_ERR_NOMEM.
+ */
+int mcio_memory_groups(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
+                       int64_t msggroup, mcio_aggr_groups *g);
+void mcio_aggr_groups_free(mcio_aggr_groups *g);
+
+/* A vertex of a partition tree (section 3.2). Leaves are file domains. */
+typedef struct mcio_ptree_vertex {
+    int64_t start, end; /* file region */
+    int64_t bytes;      /* requested bytes in the region (mcio_reqmap) */
+    int parent, left, right; /* -1: none; a leaf has neither child */
+    int group;
+    int alive;          /* 0 once the vertex has left the tree (remerging) */
+} mcio_ptree_vertex;
+
+typedef struct mcio_ptree {
+    int n, cap;
+    mcio_ptree_vertex *v;
+    int ngroups;
+    int *root; /* [ngroups] */
+} mcio_ptree;
+
+/*
+ * Build one binary partition tree per group (Fig. 6): a vertex holding more than msgind
+ * requested bytes is bisected at the middle of its region (at the nearest stripe multiple when
+ * stripe > 0) until every leaf holds at most msgind bytes or cannot be split.
+ * Returns 0 or MCIO_ERR_NOMEM.
+ */
+int mcio_ptree_build(const mcio_reqmap *m, const mcio_aggr_groups *g, int64_t msgind,
+                     int64_t stripe, mcio_ptree *t);
+
+/* Leaves of group g in file order into out (may be NULL); returns how many. */
+int mcio_ptree_leaves(const mcio_ptree *t, int g, int *out);
+
+/* The leaf after leaf in file order within its group, or -1. */
+int mcio_ptree_next_leaf(const mcio_ptree *t, int leaf);
+
+/*
+ * Remerging (section 3.3, Fig. 8): leaf a leaves the tree and a neighbour takes its region.
+ * Sibling b a leaf: a and b merge into their parent, which becomes the leaf (returned).
+ * Otherwise the adjacent leaf c of b's subtree (depth-first, leftmost first when a is the left
+ * sibling, rightmost first when a is the right one) takes a's region over; c is returned.
+ * *taker is the leaf of before (b or c) whose region grew. Returns -1 when a is its group's
+ * root: there is nobody to merge with (remerging never crosses a group).
+ */
+int mcio_ptree_remerge(mcio_ptree *t, int a, int *taker);
+
+void mcio_ptree_free(mcio_ptree *t);
+
+/* What the memory strategy did, beyond the plan: for mcio-plan and the tests. */
+typedef struct mcio_memplan {
+    mcio_aggr_groups groups;
+    mcio_ptree tree;       /* the final tree: its live leaves are the plan's domains */
+    int *domain_vertex;    /* [ndomains] the leaf of each domain */
+    int *domain_group;     /* [ndomains] */
+    int64_t *domain_bytes; /* [ndomains] requested bytes (mcio_reqmap) */
+    int64_t *grant;        /* [ndomains] memory reserved for the domain's collective buffer */
+    int *fallback;         /* [ndomains] 1: located by the fallback */
+    int initial_leaves;    /* domains before remerging */
+    int remerges;
+    int nnodes;
+    int64_t *node_budget;  /* [nnodes] memory each node offered (INT64_MAX: no limit) */
+    int64_t *node_used;    /* [nnodes] memory reserved on each node */
+    int *node_aggs;        /* [nnodes] aggregators each node hosts */
+} mcio_memplan;
+
+/*
+ * The memory strategy (Wang et al., memory-conscious collective I/O): aggregation groups, a
+ * partition tree per group, aggregators located on the candidate node with the most memory
+ * left (at most params.nah per node, one domain per rank), remerging when no candidate has
+ * params.memmin, and a fallback that never fails for lack of memory (the node with the most
+ * memory, the smallest workable buffer, more rounds; counted in plan->fallbacks).
+ * Each domain's window is the memory reserved for it: the buffers of a node sum to at most its
+ * topo->node_mem, except on a fallback with less than the smallest workable buffer.
+ * detail may be NULL; otherwise it is filled (free with mcio_memplan_free).
+ * Returns 0, MCIO_ERR_NOMEM, or MCIO_ERR_ARG (see mcio_fdplan_fill_rounds).
+ */
+int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+                     mcio_fdplan *plan, mcio_memplan *detail);
+void mcio_memplan_free(mcio_memplan *d);
 
 /* --- fdplan.c: shared by every strategy --- */
 
@@ -167,13 +291,42 @@ int mcio_fdplan_alloc(mcio_fdplan *plan, int n);
  * Given domains and aggregators, compute each domain's data region (from the ranks' summaries),
  * its window (window[d] when a strategy preset it, else the buffer size; rounded down to a
  * stripe multiple when that leaves at least one stripe) and its number of rounds, then
- * max_rounds and max_buffer. Returns MCIO_ERR_ARG when a domain would need more than
- * INT32_MAX rounds (the buffer is far too small for the span), else 0.
+ * max_rounds and max_buffer. O(nprocs log nprocs + ndomains log nprocs). Returns MCIO_ERR_ARG
+ * when a domain would need more than INT32_MAX rounds (the buffer is far too small for the
+ * span), MCIO_ERR_NOMEM, else 0.
  */
 int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
                              mcio_plan_params params);
 
 void mcio_fdplan_free(mcio_fdplan *plan);
+
+/* Bytes of the collective buffer the aggregator of domain d holds: its window, or less when the
+ * domain's data is shorter. The engine allocates exactly this much. */
+static inline int64_t mcio_fdplan_buffer(const mcio_fdplan *plan, int d)
+{
+    int64_t span = plan->win_end[d] - plan->win_start[d];
+    return plan->rounds[d] == 0 ? 0 : span < plan->window[d] ? span : plan->window[d];
+}
+
+/*
+ * The union of the ranks' spans [start, end) as sorted, disjoint intervals: a domain's data
+ * region is its first and last covered byte, found by binary search. That is the same region
+ * as the least start and greatest end of the ranks overlapping the domain, in O(log nprocs)
+ * per domain rather than O(nprocs).
+ */
+typedef struct mcio_spans {
+    int64_t n;
+    int64_t *iv; /* [2n]: start, end of each interval */
+} mcio_spans;
+
+/* Build the union of the spans of the ranks with bytes. Returns 0 or MCIO_ERR_NOMEM. */
+int mcio_spans_build(int nprocs, const mcio_summary *sum, mcio_spans *s);
+
+/* The first and last+1 covered byte in [fs, fe): returns 1 and sets *lo, *hi, or returns 0
+ * when no rank's span meets [fs, fe). */
+int mcio_spans_clip(const mcio_spans *s, int64_t fs, int64_t fe, int64_t *lo, int64_t *hi);
+
+void mcio_spans_free(mcio_spans *s);
 
 /* Index of the domain holding byte off, or -1. Domains are sorted and disjoint. */
 int mcio_fdplan_find(const mcio_fdplan *plan, int64_t off);

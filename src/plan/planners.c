@@ -17,8 +17,15 @@ static int plan_romio(const mcio_topology *topo, const mcio_summary *sum, mcio_p
     return st;
 }
 
+static int plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+                       mcio_fdplan *plan)
+{
+    return mcio_plan_memory(topo, sum, params, plan, NULL);
+}
+
 static const mcio_planner planners[] = {
     {.name = "romio", .plan = plan_romio},
+    {.name = "memory", .plan = plan_memory, .keeps_node_memory = 1},
 };
 
 const mcio_planner *mcio_planner_find(const char *name)
@@ -32,7 +39,8 @@ const mcio_planner *mcio_planner_find(const char *name)
 int mcio_plan_make(const mcio_planner *pl, const mcio_topology *topo, const mcio_summary *sum,
                    mcio_plan_params params, mcio_fdplan *plan)
 {
-    if (params.cb != MCIO_CB_ENABLE && !mcio_plan_interleaved(topo->nprocs, sum))
+    if (params.cb != MCIO_CB_ENABLE && !pl->keeps_node_memory &&
+        !mcio_plan_interleaved(topo->nprocs, sum))
         return mcio_plan_independent(topo->nprocs, sum, params, plan);
     return pl->plan(topo, sum, params, plan);
 }

@@ -21,14 +21,18 @@ mcio_hints mcio_hints_default(void)
                     .striping_unit = 0,
                     .cb_write = MCIO_CB_AUTOMATIC,
                     .cb_read = MCIO_CB_AUTOMATIC,
-                    .enable = 1};
+                    .enable = 1,
+                    .nah = 4,                   /* the paper's Nah */
+                    .msgind = 32 * 1024 * 1024, /* the paper's write Msgind */
+                    .msggroup = (int64_t)1 << 30,
+                    .memmin = 1024 * 1024,
+                    .node_memory = 0};
     strcpy(h.strategy, "romio");
     strcpy(h.io_backend, "mpiio");
     return h;
 }
 
-/* A byte count: decimal digits with an optional k/m/g suffix (powers of 1024). */
-static int parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out)
+int mcio_hints_parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out)
 {
     char *end;
     errno = 0;
@@ -114,6 +118,13 @@ static const hint_spec specs[] = {
     {.key = "mcio_socket_rule", .kind = HINT_CHOICE, FIELD(socket_rule),
      .names = mcio_socket_rule_name},
     {.key = "mcio_topology_file", .kind = HINT_PATH, FIELD(topology_file)},
+    /* The memory strategy (memory.c): the paper's Nah, Msgind, Msggroup, Memmin, and a cap on
+     * the memory a node offers. */
+    {.key = "mcio_nah", .kind = HINT_INT, FIELD(nah), .min = 1, .max = 1 << 20},
+    {.key = "mcio_msgind", .kind = HINT_BYTES, FIELD(msgind), .min = 1, .max = INT32_MAX},
+    {.key = "mcio_msggroup", .kind = HINT_BYTES, FIELD(msggroup), .min = 1, .max = INT64_MAX},
+    {.key = "mcio_memmin", .kind = HINT_BYTES, FIELD(memmin), .min = 0, .max = INT64_MAX},
+    {.key = "mcio_node_memory", .kind = HINT_BYTES, FIELD(node_memory), .min = 0, .max = INT64_MAX},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 
@@ -153,12 +164,12 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
     int i;
     switch (s->kind) {
     case HINT_BYTES:
-        if (parse_bytes(value, s->min, s->max, &x))
+        if (mcio_hints_parse_bytes(value, s->min, s->max, &x))
             goto bad;
         *(int64_t *)field = x;
         break;
     case HINT_INT:
-        if (parse_bytes(value, s->min, s->max, &x))
+        if (mcio_hints_parse_bytes(value, s->min, s->max, &x))
             goto bad;
         *(int *)field = (int)x;
         break;
@@ -274,5 +285,9 @@ mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write)
                               .stripe = h->striping_unit,
                               .cb = write ? h->cb_write : h->cb_read,
                               .placement = h->placement,
-                              .socket_rule = h->socket_rule};
+                              .socket_rule = h->socket_rule,
+                              .nah = h->nah,
+                              .msgind = h->msgind,
+                              .msggroup = h->msggroup,
+                              .memmin = h->memmin};
 }

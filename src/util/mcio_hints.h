@@ -28,6 +28,12 @@ typedef struct mcio_hints {
     int placement;                  /* mcio_placement: enum mcio_placement, spread */
     int socket_rule;                /* mcio_socket_rule: enum mcio_socket_rule, none */
     char topology_file[MCIO_PATH_LEN]; /* mcio_topology_file: "" = MCIO_TOPOLOGY_FILE or flat */
+    /* The memory strategy (docs/hints.md). */
+    int nah;             /* mcio_nah: 4 */
+    int64_t msgind;      /* mcio_msgind: 32 MiB */
+    int64_t msggroup;    /* mcio_msggroup: 1 GiB */
+    int64_t memmin;      /* mcio_memmin: 1 MiB */
+    int64_t node_memory; /* mcio_node_memory: per-node budget for collective buffers; 0 = none */
 } mcio_hints;
 
 /* The defaults. */
@@ -50,6 +56,10 @@ int mcio_hints_parse_line(char *line, char **key, char **value);
 /* Write hint i (0-based) as key/value strings; returns 0 past the last. A hint that is unset
  * and has no default (mcio_topology_file) comes back with the value "". */
 int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *value, int valuelen);
+
+/* A byte count: digits with an optional k/m/g suffix (powers of 1024), in [min, max].
+ * Returns 0 and sets *out, or -1. */
+int mcio_hints_parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out);
 
 /* The planning parameters the hints imply, for a write (write = 1) or a read. */
 mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write);

@@ -234,6 +234,8 @@ static void hint_errors(void)
         {"cb_buffer_size", "12x"}, {"cb_buffer_size", "0"},     {"cb_buffer_size", "-4096"},
         {"cb_buffer_size", "4g"},  {"cb_nodes", "0"},           {"cb_nodes", "two"},
         {"striping_unit", "1.5m"}, {"mcio_io_backend", "tape"}, {"mcio_strategy", "magic"},
+        {"mcio_nah", "0"},         {"mcio_msgind", "2g"},       {"mcio_msggroup", "0"},
+        {"mcio_memmin", "-1"},     {"mcio_node_memory", "lots"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         info = mt_info(bad[i][0], bad[i][1], NULL);
@@ -271,6 +273,20 @@ static void hint_errors(void)
     MPI_Barrier(MPI_COMM_WORLD);
     OPEN_FAILS(MPI_INFO_NULL, hpath);
     unsetenv("MCIO_HINTS");
+    UNCHANGED();
+
+    /* A malformed virtual memory map: MCIO_ERR_ARG everywhere, naming the variable and value. */
+    static const char *const badmem[] = {"lots", "1m,,2m", "normal:1m", "normal:1m:x:3"};
+    for (size_t i = 0; i < sizeof badmem / sizeof badmem[0]; i++) {
+        setenv("MCIO_VIRTUAL_NODE_MEMORY", badmem[i], 1);
+        mcio_file fh_ = (mcio_file)&fh_;
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "'%s'", badmem[i]);
+        MT_CHECK_ERROR(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh_),
+                       MCIO_ERR_ARG, "MCIO_VIRTUAL_NODE_MEMORY", quoted);
+        CHECK(fh_ == MCIO_FILE_NULL);
+    }
+    unsetenv("MCIO_VIRTUAL_NODE_MEMORY");
     UNCHANGED();
 }
 

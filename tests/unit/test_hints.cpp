@@ -48,6 +48,11 @@ TEST(Hints, Defaults)
     EXPECT_EQ(h.placement, MCIO_PLACE_SPREAD);
     EXPECT_EQ(h.socket_rule, MCIO_SOCKET_NONE);
     EXPECT_STREQ(h.topology_file, "");
+    EXPECT_EQ(h.nah, 4);
+    EXPECT_EQ(h.msgind, 32 * 1024 * 1024);
+    EXPECT_EQ(h.msggroup, int64_t(1) << 30);
+    EXPECT_EQ(h.memmin, 1024 * 1024);
+    EXPECT_EQ(h.node_memory, 0);
 }
 
 TEST(Hints, PlanParams)
@@ -68,12 +73,17 @@ TEST(Hints, PlanParams)
     EXPECT_EQ(p.stripe, 1 << 20);
     EXPECT_EQ(p.cb, MCIO_CB_ENABLE);
     EXPECT_EQ(mcio_hints_plan_params(&h, 0).cb, MCIO_CB_DISABLE);
+    EXPECT_EQ(p.nah, 4);
+    EXPECT_EQ(p.msgind, 32 * 1024 * 1024);
+    EXPECT_EQ(p.msggroup, int64_t(1) << 30);
+    EXPECT_EQ(p.memmin, 1024 * 1024);
 }
 
 /* --- valid values --- */
 
 enum Field {
-    BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ, ENABLE, PLACEMENT, SOCKET, TOPOFILE
+    BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ, ENABLE, PLACEMENT, SOCKET, TOPOFILE,
+    NAH, MSGIND, MSGGROUP, MEMMIN, NODEMEM
 };
 
 struct SetCase {
@@ -126,6 +136,17 @@ const SetCase set_cases[] = {
     {"SocketNone", "mcio_socket_rule", "none", SOCKET, MCIO_SOCKET_NONE, nullptr},
     {"TopologyFile", "mcio_topology_file", "/etc/slurm/topology.conf", TOPOFILE, 0,
      "/etc/slurm/topology.conf"},
+    {"StrategyMemory", "mcio_strategy", "memory", STRATEGY, 0, "memory"},
+    {"NahOne", "mcio_nah", "1", NAH, 1, nullptr},
+    {"NahMany", "mcio_nah", "16", NAH, 16, nullptr},
+    {"MsgindM", "mcio_msgind", "128m", MSGIND, 134217728, nullptr},
+    {"MsgindOne", "mcio_msgind", "1", MSGIND, 1, nullptr},
+    {"MsgindIntMax", "mcio_msgind", "2147483647", MSGIND, 2147483647, nullptr},
+    {"MsggroupG", "mcio_msggroup", "64g", MSGGROUP, int64_t(64) << 30, nullptr},
+    {"MemminZero", "mcio_memmin", "0", MEMMIN, 0, nullptr},
+    {"MemminK", "mcio_memmin", "256k", MEMMIN, 262144, nullptr},
+    {"NodeMemoryG", "mcio_node_memory", "2g", NODEMEM, int64_t(2) << 30, nullptr},
+    {"NodeMemoryZero", "mcio_node_memory", "0", NODEMEM, 0, nullptr},
 };
 
 class HintsSet : public ::testing::TestWithParam<SetCase> {};
@@ -155,6 +176,11 @@ TEST_P(HintsSet, Valid)
     case PLACEMENT: want.placement = (int)c.num; break;
     case SOCKET: want.socket_rule = (int)c.num; break;
     case TOPOFILE: strcpy(want.topology_file, c.text); break;
+    case NAH: want.nah = (int)c.num; break;
+    case MSGIND: want.msgind = c.num; break;
+    case MSGGROUP: want.msggroup = c.num; break;
+    case MEMMIN: want.memmin = c.num; break;
+    case NODEMEM: want.node_memory = c.num; break;
     }
     char detail[MCIO_DETAIL_LEN] = "";
     EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "test", detail), MCIO_SUCCESS) << detail;
@@ -226,6 +252,18 @@ const BadCase bad_cases[] = {
     {"SocketRuleUnknown", "mcio_socket_rule", "accumulated"},
     {"SocketRuleEmpty", "mcio_socket_rule", ""},
     {"TopologyFileEmpty", "mcio_topology_file", ""},
+    {"NahZero", "mcio_nah", "0"},
+    {"NahNegative", "mcio_nah", "-4"},
+    {"NahGarbage", "mcio_nah", "four"},
+    {"MsgindZero", "mcio_msgind", "0"},
+    {"MsgindTooLargeForInt", "mcio_msgind", "2g"},
+    {"MsgindGarbage", "mcio_msgind", "32mb"},
+    {"MsggroupZero", "mcio_msggroup", "0"},
+    {"MsggroupNegative", "mcio_msggroup", "-1g"},
+    {"MemminNegative", "mcio_memmin", "-1"},
+    {"MemminFraction", "mcio_memmin", "0.5m"},
+    {"NodeMemoryGarbage", "mcio_node_memory", "lots"},
+    {"NodeMemoryOverflow", "mcio_node_memory", "99999999999g"},
     {"UnknownMcioKey", "mcio_bogus", "xyz"},
     {"UnknownMcioKeyNamedLikeRomios", "mcio_cb_nodes", "4"},
 };
@@ -344,14 +382,16 @@ TEST(Hints, GetDefaults)
                              {"romio_cb_read", "automatic"},  {"mcio_strategy", "romio"},
                              {"mcio_io_backend", "mpiio"},   {"mcio_enable", "true"},
                              {"mcio_placement", "spread"},   {"mcio_socket_rule", "none"},
-                             {"mcio_topology_file", ""}};
+                             {"mcio_topology_file", ""},     {"mcio_nah", "4"},
+                             {"mcio_msgind", "33554432"},    {"mcio_msggroup", "1073741824"},
+                             {"mcio_memmin", "1048576"},     {"mcio_node_memory", "0"}};
     char key[64], value[64];
-    for (int i = 0; i < 11; i++) {
+    for (int i = 0; i < 16; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 11, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 16, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -369,22 +409,30 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_placement", "topology", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_socket_rule", "distributed", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_topology_file", "net.txt", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_strategy", "memory", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_nah", "2", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_msgind", "8m", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_msggroup", "64m", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_memmin", "4k", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_node_memory", "1g", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
-                             {"romio_cb_read", "disable"},  {"mcio_strategy", "romio"},
+                             {"romio_cb_read", "disable"},  {"mcio_strategy", "memory"},
                              {"mcio_io_backend", "posix"},  {"mcio_enable", "false"},
                              {"mcio_placement", "topology"}, {"mcio_socket_rule", "distributed"},
-                             {"mcio_topology_file", "net.txt"}};
+                             {"mcio_topology_file", "net.txt"}, {"mcio_nah", "2"},
+                             {"mcio_msgind", "8388608"},    {"mcio_msggroup", "67108864"},
+                             {"mcio_memmin", "4096"},       {"mcio_node_memory", "1073741824"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 11);
+        ASSERT_LT(i, 16);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 11);
+    EXPECT_EQ(i, 16);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 
@@ -401,6 +449,11 @@ TEST(Hints, GetSetRoundTripOfDefaults)
     back.enable = 0;
     back.placement = MCIO_PLACE_LONGEST;
     back.socket_rule = MCIO_SOCKET_DISTRIBUTED;
+    back.nah = 9;
+    back.msgind = 9;
+    back.msggroup = 9;
+    back.memmin = 9;
+    back.node_memory = 9;
     char key[64], value[64], detail[MCIO_DETAIL_LEN] = "";
     for (int i = 0; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++)
         if (strcmp(key, "cb_nodes") != 0 && value[0]) { /* "": unset, nothing to set back */

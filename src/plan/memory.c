@@ -1,0 +1,763 @@
+/*
+ * The memory strategy: memory-conscious collective I/O (Y. Wang et al., "Memory-conscious
+ * collective I/O for extreme scale HPC systems", section 3, Figs. 5-9; the short version has
+ * the same design). Classic two-phase I/O puts one aggregator with a fixed buffer on every
+ * node, whatever memory the node has left. Here the file domains follow the data (a partition
+ * tree per aggregation group) and the aggregators follow the memory (the candidate node with
+ * the most memory left), and a domain whose nodes are all short of memory is remerged with a
+ * neighbour until some node can host it.
+ *
+ * Glossary, in the paper's words:
+ *   aggregation group  a part of the aggregate access region whose data exchange stays inside
+ *                      it; no node's processes serve two groups (section 3.1, Fig. 5)
+ *   partition tree     per group, a binary tree whose root is the group's region; a vertex with
+ *                      more than Msgind requested bytes is bisected (section 3.2, Figs. 6-7)
+ *   file domain        a leaf of the partition tree; one aggregator reads or writes it
+ *   aggregator         the process that gathers a file domain's data and accesses the file; here
+ *                      one that requests bytes in the domain, on the chosen node
+ *   remerging          a leaf whose candidate nodes lack memory leaves the tree and a
+ *                      neighbouring leaf takes over its region (section 3.3, Fig. 8)
+ *   Msggroup           requested bytes per aggregation group, about (hint mcio_msggroup)
+ *   Msgind             requested bytes per file domain, at most (hint mcio_msgind)
+ *   Nah                most aggregators one node hosts (hint mcio_nah)
+ *   Memavl             memory a node has left for collective buffers (machine description)
+ *   Memmin             least Memavl a node must have to host an aggregator (hint mcio_memmin)
+ *
+ * The planner sees summaries only (first byte, end, bytes per rank), so "requested bytes" in a
+ * region are estimated by spreading each rank's bytes over its span (mcio_reqmap); holes between
+ * ranks never count. A rank "touches" a domain when its span meets it.
+ *
+ * Aggregators' location (section 3.4, Fig. 9) walks each group's leaves in file order. The
+ * candidates of a domain are the nodes with fewer than Nah aggregators and a process that
+ * touches the domain and aggregates nothing yet (so no process aggregates two domains, which
+ * the engine relies on). A sweep over the ranks sorted by start and by end keeps, per node, the
+ * number of such processes, and a max-tree over the nodes gives the candidate with the most
+ * Memavl in O(log nodes), so 100,000 ranks plan in milliseconds even when every rank touches
+ * every domain (interleaved patterns). The domain's buffer is min(its data span, Msgind,
+ * Memavl), taken from the node's Memavl. When the last leaf of a group cannot be located, the
+ * fallback takes the candidate with the most memory and the smallest workable buffer.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcio_plan.h"
+
+/* The smallest collective buffer the fallback gives: below it each round costs more in
+ * synchronisation than it moves. */
+#define MCIO_MEMORY_MIN_BUFFER ((int64_t)64 * 1024)
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* ---- Requested bytes ---- */
+
+typedef struct event {
+    int64_t x;
+    double dslope;
+} event;
+
+/* A total order, so that the sums below do not depend on how qsort orders equal keys. */
+static int by_x(const void *a, const void *b)
+{
+    const event *e = a, *f = b;
+    if (e->x != f->x)
+        return (e->x > f->x) - (e->x < f->x);
+    return (e->dslope > f->dslope) - (e->dslope < f->dslope);
+}
+
+int mcio_reqmap_build(int nprocs, const mcio_summary *sum, mcio_reqmap *m)
+{
+    memset(m, 0, sizeof *m);
+    event *ev = malloc(((size_t)nprocs + 1) * 2 * sizeof *ev);
+    m->x = malloc(((size_t)nprocs + 1) * 2 * sizeof(int64_t));
+    m->f = malloc(((size_t)nprocs + 1) * 2 * sizeof(double));
+    m->slope = malloc(((size_t)nprocs + 1) * 2 * sizeof(double));
+    if (!ev || !m->x || !m->f || !m->slope) {
+        free(ev);
+        mcio_reqmap_free(m);
+        return MCIO_ERR_NOMEM;
+    }
+    int64_t ne = 0;
+    for (int r = 0; r < nprocs; r++)
+        if (sum[r].bytes > 0 && sum[r].end > sum[r].start) {
+            double d = (double)sum[r].bytes / (double)(sum[r].end - sum[r].start);
+            ev[ne++] = (event){sum[r].start, d};
+            ev[ne++] = (event){sum[r].end, -d};
+        }
+    qsort(ev, (size_t)ne, sizeof *ev, by_x);
+    double f = 0, slope = 0;
+    for (int64_t i = 0; i < ne; i++) {
+        if (m->n > 0) {
+            f += slope * (double)(ev[i].x - m->x[m->n - 1]);
+            if (m->x[m->n - 1] == ev[i].x)
+                m->n--; /* same breakpoint: accumulate its slope change */
+        }
+        slope += ev[i].dslope;
+        m->x[m->n] = ev[i].x;
+        m->f[m->n] = f;
+        m->slope[m->n] = slope;
+        m->n++;
+    }
+    /* Sums of densities that cancel leave rounding dust; past the last span the slope is 0. */
+    for (int64_t i = 0; i < m->n; i++)
+        if (fabs(m->slope[i]) < 1e-12)
+            m->slope[i] = 0;
+    free(ev);
+    return MCIO_SUCCESS;
+}
+
+static double reqmap_f(const mcio_reqmap *m, int64_t x)
+{
+    int64_t a = 0, b = m->n; /* last breakpoint <= x */
+    while (a < b) {
+        int64_t mid = a + (b - a) / 2;
+        if (m->x[mid] <= x)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    if (a == 0)
+        return 0;
+    return m->f[a - 1] + m->slope[a - 1] * (double)(x - m->x[a - 1]);
+}
+
+int64_t mcio_reqmap_bytes(const mcio_reqmap *m, int64_t a, int64_t b)
+{
+    if (b <= a)
+        return 0;
+    double v = reqmap_f(m, b) - reqmap_f(m, a);
+    return v <= 0 ? 0 : (int64_t)llround(v);
+}
+
+void mcio_reqmap_free(mcio_reqmap *m)
+{
+    free(m->x);
+    free(m->f);
+    free(m->slope);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- Aggregation groups (Fig. 5) ---- */
+
+typedef struct node_span {
+    int64_t start, end, bytes;
+} node_span;
+
+static int by_span_start(const void *a, const void *b)
+{
+    const node_span *x = a, *y = b;
+    if (x->start != y->start)
+        return (x->start > y->start) - (x->start < y->start);
+    return (x->end > y->end) - (x->end < y->end);
+}
+
+int mcio_memory_groups(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
+                       int64_t msggroup, mcio_aggr_groups *g)
+{
+    int st = MCIO_SUCCESS;
+    memset(g, 0, sizeof *g);
+    node_span *ns = malloc(((size_t)nnodes + 1) * sizeof *ns);
+    if (!ns)
+        return MCIO_ERR_NOMEM;
+    for (int j = 0; j < nnodes; j++)
+        ns[j] = (node_span){INT64_MAX, INT64_MIN, 0};
+    for (int r = 0; r < nprocs; r++) {
+        if (sum[r].bytes <= 0)
+            continue;
+        node_span *s = &ns[node_of_rank[r]];
+        s->start = min64(s->start, sum[r].start);
+        s->end = max64(s->end, sum[r].end);
+        s->bytes += sum[r].bytes;
+    }
+    int n = 0; /* nodes with data, sorted by their first byte */
+    for (int j = 0; j < nnodes; j++)
+        if (ns[j].bytes > 0)
+            ns[n++] = ns[j];
+    qsort(ns, (size_t)n, sizeof *ns, by_span_start);
+    g->start = malloc(((size_t)n + 1) * sizeof(int64_t));
+    g->end = malloc(((size_t)n + 1) * sizeof(int64_t));
+    g->bytes = malloc(((size_t)n + 1) * sizeof(int64_t));
+    if (!g->start || !g->end || !g->bytes) {
+        st = MCIO_ERR_NOMEM;
+        goto fail;
+    }
+    /*
+     * A group may end only between clusters of nodes whose spans overlap: a boundary inside a
+     * node's span would have that node serve two groups. The group that reaches msggroup bytes
+     * inside a cluster is extended to the cluster's end, the last byte of the last process of
+     * the node it ends in.
+     */
+    for (int i = 0; i < n;) {
+        int64_t gs = ns[i].start, ge = ns[i].end, bytes = 0;
+        for (; i < n && !(bytes >= msggroup && ns[i].start >= ge); i++) {
+            ge = max64(ge, ns[i].end);
+            bytes += ns[i].bytes;
+        }
+        g->start[g->n] = gs;
+        g->end[g->n] = ge;
+        g->bytes[g->n] = bytes;
+        g->n++;
+    }
+fail:
+    free(ns);
+    if (st != MCIO_SUCCESS)
+        mcio_aggr_groups_free(g);
+    return st;
+}
+
+void mcio_aggr_groups_free(mcio_aggr_groups *g)
+{
+    free(g->start);
+    free(g->end);
+    free(g->bytes);
+    memset(g, 0, sizeof *g);
+}
+
+/* ---- The partition tree (Figs. 6-8) ---- */
+
+static int ptree_add(mcio_ptree *t, int64_t start, int64_t end, int64_t bytes, int parent, int group)
+{
+    if (t->n == t->cap) {
+        int cap = t->cap ? 2 * t->cap : 64;
+        mcio_ptree_vertex *v = realloc(t->v, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        t->v = v;
+        t->cap = cap;
+    }
+    t->v[t->n] = (mcio_ptree_vertex){.start = start, .end = end, .bytes = bytes, .parent = parent,
+                                     .left = -1, .right = -1, .group = group, .alive = 1};
+    return t->n++;
+}
+
+/* Where to bisect [s, e): its middle, or the stripe multiple nearest to it; -1: cannot split. */
+static int64_t split_point(int64_t s, int64_t e, int64_t stripe)
+{
+    int64_t mid = s + (e - s) / 2;
+    if (stripe > 0) {
+        int64_t down = mid - mid % stripe, up = down + stripe;
+        mid = (mid - down <= up - mid || up >= e) ? down : up;
+        if (mid <= s)
+            mid = up;
+    }
+    return mid > s && mid < e ? mid : -1;
+}
+
+int mcio_ptree_build(const mcio_reqmap *m, const mcio_aggr_groups *g, int64_t msgind,
+                     int64_t stripe, mcio_ptree *t)
+{
+    memset(t, 0, sizeof *t);
+    t->ngroups = g->n;
+    t->root = malloc(((size_t)g->n + 1) * sizeof(int));
+    int *stack = NULL;
+    int cap = 0, top = 0;
+    if (!t->root)
+        goto nomem;
+    for (int k = 0; k < g->n; k++) {
+        int root = ptree_add(t, g->start[k], g->end[k], mcio_reqmap_bytes(m, g->start[k], g->end[k]),
+                             -1, k);
+        if (root < 0)
+            goto nomem;
+        t->root[k] = root;
+        top = 0;
+        /* Depth first, left subtree first; a split's two children are numbered together. */
+        for (int v = root;;) {
+            int64_t s = t->v[v].start, e = t->v[v].end, mid;
+            if (t->v[v].bytes > msgind && (mid = split_point(s, e, stripe)) >= 0) {
+                int l = ptree_add(t, s, mid, mcio_reqmap_bytes(m, s, mid), v, k);
+                int r = l < 0 ? -1 : ptree_add(t, mid, e, mcio_reqmap_bytes(m, mid, e), v, k);
+                if (r < 0)
+                    goto nomem;
+                t->v[v].left = l;
+                t->v[v].right = r;
+                if (top == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    int *s2 = realloc(stack, (size_t)cap * sizeof(int));
+                    if (!s2)
+                        goto nomem;
+                    stack = s2;
+                }
+                stack[top++] = r;
+                v = l;
+                continue;
+            }
+            if (top == 0)
+                break;
+            v = stack[--top];
+        }
+    }
+    free(stack);
+    return MCIO_SUCCESS;
+nomem:
+    free(stack);
+    mcio_ptree_free(t);
+    return MCIO_ERR_NOMEM;
+}
+
+static int leftmost_leaf(const mcio_ptree *t, int v)
+{
+    while (t->v[v].left >= 0)
+        v = t->v[v].left;
+    return v;
+}
+
+static int rightmost_leaf(const mcio_ptree *t, int v)
+{
+    while (t->v[v].right >= 0)
+        v = t->v[v].right;
+    return v;
+}
+
+int mcio_ptree_next_leaf(const mcio_ptree *t, int leaf)
+{
+    int v = leaf;
+    for (int p = t->v[v].parent; p >= 0; v = p, p = t->v[p].parent)
+        if (t->v[p].left == v)
+            return leftmost_leaf(t, t->v[p].right);
+    return -1;
+}
+
+int mcio_ptree_leaves(const mcio_ptree *t, int g, int *out)
+{
+    int n = 0;
+    for (int v = leftmost_leaf(t, t->root[g]); v >= 0; v = mcio_ptree_next_leaf(t, v), n++)
+        if (out)
+            out[n] = v;
+    return n;
+}
+
+int mcio_ptree_remerge(mcio_ptree *t, int a, int *taker)
+{
+    mcio_ptree_vertex *v = t->v;
+    int p = v[a].parent;
+    if (p < 0)
+        return -1;
+    int a_is_left = v[p].left == a, b = a_is_left ? v[p].right : v[p].left;
+    v[a].alive = 0;
+    if (v[b].left < 0) { /* case 1 (Fig. 8a): the sibling is a leaf; the parent becomes one */
+        *taker = b;
+        v[b].alive = 0;
+        v[p].left = v[p].right = -1;
+        return p;
+    }
+    /* Case 2 (Fig. 8b): depth-first search in the sibling's subtree for the leaf next to a. */
+    int c = a_is_left ? leftmost_leaf(t, b) : rightmost_leaf(t, b);
+    *taker = c;
+    int gp = v[p].parent; /* the sibling takes the parent's place */
+    v[b].parent = gp;
+    if (gp < 0)
+        t->root[v[p].group] = b;
+    else if (v[gp].left == p)
+        v[gp].left = b;
+    else
+        v[gp].right = b;
+    v[p].alive = 0;
+    for (int u = c;; u = v[u].parent) { /* the path from b to c now covers a's region too */
+        if (a_is_left)
+            v[u].start = v[a].start;
+        else
+            v[u].end = v[a].end;
+        v[u].bytes += v[a].bytes;
+        if (u == b)
+            break;
+    }
+    return c;
+}
+
+void mcio_ptree_free(mcio_ptree *t)
+{
+    free(t->v);
+    free(t->root);
+    memset(t, 0, sizeof *t);
+}
+
+/* ---- Aggregators' location (Fig. 9) ---- */
+
+/*
+ * The sweep: a rank is active when its span meets the current window [a, b), that is when
+ * start < b (a prefix of the ranks sorted by start) and not end <= a (a prefix of the ranks
+ * sorted by end). Per node, free[] counts the active ranks that aggregate nothing yet; the
+ * max-tree holds each node's Memavl when it is a candidate (a free rank, fewer than Nah
+ * aggregators), else -1.
+ */
+typedef struct locator {
+    const mcio_summary *sum;
+    const int *node_of_rank;
+    int nnodes, nah, nr;
+    int *by_start, *by_end; /* ranks with data */
+    int ps, pe;             /* prefix lengths */
+    char *in_s, *in_e, *is_agg;
+    int *nfree;             /* [nnodes] */
+    int *naggs;             /* [nnodes] */
+    int64_t *memavl;        /* [nnodes] */
+    int size;               /* leaves of the max-tree: a power of two >= nnodes */
+    int *best;              /* [2 * size] node with the largest key in the subtree, or -1 */
+    int *node_first, *node_ranks; /* the ranks of each node, ascending (CSR) */
+} locator;
+
+static int64_t node_key(const locator *L, int j)
+{
+    return L->nfree[j] > 0 && L->naggs[j] < L->nah ? L->memavl[j] : -1;
+}
+
+static void node_update(locator *L, int j)
+{
+    int i = L->size + j;
+    L->best[i] = node_key(L, j) >= 0 ? j : -1;
+    for (i /= 2; i >= 1; i /= 2) {
+        int x = L->best[2 * i], y = L->best[2 * i + 1];
+        /* The most memory; on a tie the lower node, so the plan does not depend on the order. */
+        if (x < 0 || (y >= 0 && node_key(L, y) > node_key(L, x)))
+            x = y;
+        L->best[i] = x;
+    }
+}
+
+static void rank_toggle(locator *L, int r, int was_active)
+{
+    int now = L->in_s[r] && !L->in_e[r];
+    if (now != was_active && !L->is_agg[r]) {
+        L->nfree[L->node_of_rank[r]] += now ? 1 : -1;
+        node_update(L, L->node_of_rank[r]);
+    }
+}
+
+static void set_window(locator *L, int64_t a, int64_t b)
+{
+    const mcio_summary *s = L->sum;
+    while (L->ps < L->nr && s[L->by_start[L->ps]].start < b) {
+        int r = L->by_start[L->ps++], was = L->in_s[r] && !L->in_e[r];
+        L->in_s[r] = 1;
+        rank_toggle(L, r, was);
+    }
+    while (L->ps > 0 && s[L->by_start[L->ps - 1]].start >= b) {
+        int r = L->by_start[--L->ps], was = L->in_s[r] && !L->in_e[r];
+        L->in_s[r] = 0;
+        rank_toggle(L, r, was);
+    }
+    while (L->pe < L->nr && s[L->by_end[L->pe]].end <= a) {
+        int r = L->by_end[L->pe++], was = L->in_s[r] && !L->in_e[r];
+        L->in_e[r] = 1;
+        rank_toggle(L, r, was);
+    }
+    while (L->pe > 0 && s[L->by_end[L->pe - 1]].end > a) {
+        int r = L->by_end[--L->pe], was = L->in_s[r] && !L->in_e[r];
+        L->in_e[r] = 0;
+        rank_toggle(L, r, was);
+    }
+}
+
+static void set_aggregator(locator *L, int r, int is_agg, int64_t grant)
+{
+    int j = L->node_of_rank[r], active = L->in_s[r] && !L->in_e[r];
+    L->is_agg[r] = (char)is_agg;
+    if (active)
+        L->nfree[j] += is_agg ? -1 : 1;
+    L->naggs[j] += is_agg ? 1 : -1;
+    L->memavl[j] += is_agg ? -grant : grant;
+    node_update(L, j);
+}
+
+/* The process of node j that aggregates [a, b): the free active one with the most requested
+ * bytes in it (estimated), the lowest rank on a tie. */
+static int pick_rank(const locator *L, int j, int64_t a, int64_t b)
+{
+    int bestr = -1;
+    double bestv = -1;
+    for (int i = L->node_first[j]; i < L->node_first[j + 1]; i++) {
+        int r = L->node_ranks[i];
+        const mcio_summary *s = &L->sum[r];
+        if (L->is_agg[r] || s->bytes <= 0 || s->start >= b || s->end <= a)
+            continue;
+        double v = (double)(min64(s->end, b) - max64(s->start, a)) * (double)s->bytes /
+                   (double)(s->end - s->start);
+        if (v > bestv) {
+            bestv = v;
+            bestr = r;
+        }
+    }
+    return bestr;
+}
+
+typedef struct keyed {
+    int64_t key;
+    int rank;
+} keyed;
+
+static int by_key(const void *x, const void *y)
+{
+    const keyed *a = x, *b = y;
+    if (a->key != b->key)
+        return (a->key > b->key) - (a->key < b->key);
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The ranks with data in order of start (end_key 0) or of end (1), ties by rank. */
+static int sort_ranks(const mcio_summary *sum, int nprocs, int end_key, int *out)
+{
+    keyed *k = malloc(((size_t)nprocs + 1) * sizeof *k);
+    if (!k)
+        return -1;
+    int n = 0;
+    for (int r = 0; r < nprocs; r++)
+        if (sum[r].bytes > 0)
+            k[n++] = (keyed){end_key ? sum[r].end : sum[r].start, r};
+    qsort(k, (size_t)n, sizeof *k, by_key);
+    for (int i = 0; i < n; i++)
+        out[i] = k[i].rank;
+    free(k);
+    return n;
+}
+
+static void locator_free(locator *L)
+{
+    free(L->by_start);
+    free(L->by_end);
+    free(L->in_s);
+    free(L->in_e);
+    free(L->is_agg);
+    free(L->nfree);
+    free(L->naggs);
+    free(L->memavl);
+    free(L->best);
+    free(L->node_first);
+    free(L->node_ranks);
+}
+
+static int locator_init(locator *L, const mcio_topology *topo, const mcio_summary *sum, int nah)
+{
+    int n = topo->nprocs, nn = topo->nnodes;
+    memset(L, 0, sizeof *L);
+    L->sum = sum;
+    L->node_of_rank = topo->node_of_rank;
+    L->nnodes = nn;
+    L->nah = nah;
+    for (L->size = 1; L->size < nn; L->size *= 2)
+        ;
+    L->by_start = malloc(((size_t)n + 1) * sizeof(int));
+    L->by_end = malloc(((size_t)n + 1) * sizeof(int));
+    L->in_s = calloc((size_t)n + 1, 1);
+    L->in_e = calloc((size_t)n + 1, 1);
+    L->is_agg = calloc((size_t)n + 1, 1);
+    L->nfree = calloc((size_t)nn + 1, sizeof(int));
+    L->naggs = calloc((size_t)nn + 1, sizeof(int));
+    L->memavl = malloc(((size_t)nn + 1) * sizeof(int64_t));
+    L->best = malloc(2 * (size_t)L->size * sizeof(int));
+    L->node_first = calloc((size_t)nn + 2, sizeof(int));
+    L->node_ranks = malloc(((size_t)n + 1) * sizeof(int));
+    if (!L->by_start || !L->by_end || !L->in_s || !L->in_e || !L->is_agg || !L->nfree ||
+        !L->naggs || !L->memavl || !L->best || !L->node_first || !L->node_ranks) {
+        locator_free(L);
+        return MCIO_ERR_NOMEM;
+    }
+    L->nr = sort_ranks(sum, n, 0, L->by_start);
+    if (L->nr < 0 || sort_ranks(sum, n, 1, L->by_end) < 0) {
+        locator_free(L);
+        return MCIO_ERR_NOMEM;
+    }
+    for (int j = 0; j < nn; j++) {
+        int64_t mem = topo->node_mem ? topo->node_mem[j] : INT64_MAX;
+        L->memavl[j] = mem < 0 ? 0 : mem;
+    }
+    for (int r = 0; r < n; r++)
+        L->node_first[topo->node_of_rank[r] + 1]++;
+    for (int j = 0; j < nn; j++)
+        L->node_first[j + 1] += L->node_first[j];
+    int *fill = L->nfree; /* still zero: borrowed as the fill cursor, then cleared */
+    for (int r = 0; r < n; r++) {
+        int j = topo->node_of_rank[r];
+        L->node_ranks[L->node_first[j] + fill[j]++] = r;
+    }
+    memset(L->nfree, 0, ((size_t)nn + 1) * sizeof(int));
+    for (int i = 0; i < 2 * L->size; i++)
+        L->best[i] = -1;
+    return MCIO_SUCCESS;
+}
+
+/* Per-vertex location: the aggregator (-1 none), the memory it reserved, whether by fallback. */
+typedef struct located {
+    int rank;
+    int fallback;
+    int64_t grant;
+} located;
+
+/*
+ * Locate leaf v; returns 1 when located, 0 when no candidate can host it (remerge). With
+ * fallback set, the best node that has a free process hosts it whatever its memory.
+ */
+static int locate(locator *L, const mcio_spans *spans, mcio_ptree_vertex *v, located *loc,
+                  mcio_plan_params p, int fallback)
+{
+    int64_t lo, hi;
+    set_window(L, v->start, v->end);
+    int j = L->best[1];
+    if (j < 0 && fallback) { /* Nah reached everywhere: should not happen in a lone leaf */
+        for (int k = 0; k < L->nnodes; k++)
+            if (L->nfree[k] > 0 && (j < 0 || L->memavl[k] > L->memavl[j]))
+                j = k;
+    }
+    if (j < 0 || !mcio_spans_clip(spans, v->start, v->end, &lo, &hi))
+        return 0;
+    /* A buffer below need would take more than 2^31 - 1 rounds (or below Memmin, or nothing). */
+    int64_t want = min64(hi - lo, p.msgind), avl = L->memavl[j];
+    int64_t need = max64(max64(1, min64(p.memmin, want)), (hi - lo) / INT32_MAX + 1);
+    int64_t grant = min64(want, avl);
+    int short_of_memory = avl < need;
+    if (short_of_memory) {
+        if (!fallback)
+            return 0;
+        /* The smallest workable buffer: MCIO_MEMORY_MIN_BUFFER, at least one stripe and few
+         * enough rounds; all the node has left when that is more. */
+        int64_t floor = max64(max64(MCIO_MEMORY_MIN_BUFFER, p.stripe), need);
+        grant = min64(want, max64(avl, floor));
+        grant = max64(grant, (hi - lo) / INT32_MAX + 1);
+    }
+    int r = pick_rank(L, j, v->start, v->end);
+    if (r < 0)
+        return 0;
+    set_aggregator(L, r, 1, grant);
+    *loc = (located){.rank = r, .fallback = short_of_memory, .grant = grant};
+    return 1;
+}
+
+static void unlocate(locator *L, located *loc)
+{
+    if (loc->rank >= 0)
+        set_aggregator(L, loc->rank, 0, loc->grant);
+    loc->rank = -1;
+}
+
+void mcio_memplan_free(mcio_memplan *d)
+{
+    mcio_aggr_groups_free(&d->groups);
+    mcio_ptree_free(&d->tree);
+    free(d->domain_vertex);
+    free(d->domain_group);
+    free(d->domain_bytes);
+    free(d->grant);
+    free(d->fallback);
+    free(d->node_budget);
+    free(d->node_used);
+    free(d->node_aggs);
+    memset(d, 0, sizeof *d);
+}
+
+int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+                     mcio_fdplan *plan, mcio_memplan *detail)
+{
+    mcio_memplan d = {0};
+    mcio_reqmap m = {0};
+    mcio_spans spans = {0};
+    locator L = {0};
+    located *loc = NULL;
+    int st, nd = 0, remerges = 0, initial = 0, have_locator = 0;
+    memset(plan, 0, sizeof *plan);
+    if (params.nah < 1)
+        params.nah = 1;
+    if (params.msgind < 1)
+        params.msgind = 1;
+    if ((st = mcio_reqmap_build(topo->nprocs, sum, &m)) != MCIO_SUCCESS ||
+        (st = mcio_spans_build(topo->nprocs, sum, &spans)) != MCIO_SUCCESS ||
+        (st = mcio_memory_groups(topo->nprocs, sum, topo->node_of_rank, topo->nnodes,
+                                 params.msggroup, &d.groups)) != MCIO_SUCCESS ||
+        (st = mcio_ptree_build(&m, &d.groups, params.msgind, params.stripe, &d.tree)) !=
+            MCIO_SUCCESS ||
+        (st = locator_init(&L, topo, sum, params.nah)) != MCIO_SUCCESS)
+        goto fail;
+    have_locator = 1;
+    st = MCIO_ERR_NOMEM;
+    if (!(loc = malloc(((size_t)d.tree.n + 1) * sizeof *loc)))
+        goto fail;
+    for (int i = 0; i < d.tree.n; i++)
+        loc[i] = (located){.rank = -1};
+    for (int g = 0; g < d.groups.n; g++) {
+        initial += mcio_ptree_leaves(&d.tree, g, NULL);
+        for (int v = mcio_ptree_leaves(&d.tree, g, NULL) ? d.tree.root[g] : -1; v >= 0;) {
+            while (d.tree.v[v].left >= 0)
+                v = d.tree.v[v].left;
+            if (locate(&L, &spans, &d.tree.v[v], &loc[v], params, 0)) {
+                v = mcio_ptree_next_leaf(&d.tree, v);
+                continue;
+            }
+            int taker, nv = mcio_ptree_remerge(&d.tree, v, &taker);
+            if (nv < 0) { /* the group is one domain and no node has Memmin for it */
+                if (!locate(&L, &spans, &d.tree.v[v], &loc[v], params, 1)) {
+                    st = MCIO_ERR_INTERNAL; /* a group always has a process touching it */
+                    goto fail;
+                }
+                v = -1;
+                continue;
+            }
+            remerges++;
+            unlocate(&L, &loc[taker]); /* its region grew: locate it again */
+            v = nv;
+        }
+        nd += mcio_ptree_leaves(&d.tree, g, NULL);
+    }
+    if (mcio_fdplan_alloc(plan, nd) != MCIO_SUCCESS)
+        goto fail;
+    d.domain_vertex = malloc(((size_t)nd + 1) * sizeof(int));
+    d.domain_group = malloc(((size_t)nd + 1) * sizeof(int));
+    d.domain_bytes = malloc(((size_t)nd + 1) * sizeof(int64_t));
+    d.grant = malloc(((size_t)nd + 1) * sizeof(int64_t));
+    d.fallback = malloc(((size_t)nd + 1) * sizeof(int));
+    if (!d.domain_vertex || !d.domain_group || !d.domain_bytes || !d.grant || !d.fallback)
+        goto fail;
+    for (int g = 0, k = 0; g < d.groups.n; g++)
+        k += mcio_ptree_leaves(&d.tree, g, d.domain_vertex + k);
+    for (int k = 0; k < nd; k++) {
+        const mcio_ptree_vertex *v = &d.tree.v[d.domain_vertex[k]];
+        const located *l = &loc[d.domain_vertex[k]];
+        plan->agg_rank[k] = l->rank;
+        plan->fd_start[k] = v->start;
+        plan->fd_end[k] = v->end;
+        plan->window[k] = l->grant;
+        plan->fallbacks += l->fallback;
+        d.domain_group[k] = v->group;
+        d.domain_bytes[k] = mcio_reqmap_bytes(&m, v->start, v->end);
+        d.grant[k] = l->grant;
+        d.fallback[k] = l->fallback;
+    }
+    st = mcio_fdplan_fill_rounds(plan, topo->nprocs, sum, params);
+    if (st != MCIO_SUCCESS)
+        goto fail;
+    if (detail) {
+        st = MCIO_ERR_NOMEM;
+        d.nnodes = topo->nnodes;
+        d.node_budget = malloc(((size_t)topo->nnodes + 1) * sizeof(int64_t));
+        d.node_used = calloc((size_t)topo->nnodes + 1, sizeof(int64_t));
+        d.node_aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
+        if (!d.node_budget || !d.node_used || !d.node_aggs)
+            goto fail;
+        for (int j = 0; j < topo->nnodes; j++)
+            d.node_budget[j] = topo->node_mem ? max64(0, topo->node_mem[j]) : INT64_MAX;
+        for (int k = 0; k < nd; k++) {
+            int j = topo->node_of_rank[plan->agg_rank[k]];
+            d.node_used[j] += mcio_fdplan_buffer(plan, k);
+            d.node_aggs[j]++;
+        }
+        d.initial_leaves = initial;
+        d.remerges = remerges;
+        *detail = d;
+        memset(&d, 0, sizeof d);
+    }
+    st = MCIO_SUCCESS;
+fail:
+    if (st != MCIO_SUCCESS)
+        mcio_fdplan_free(plan);
+    free(loc);
+    if (have_locator)
+        locator_free(&L);
+    mcio_spans_free(&spans);
+    mcio_reqmap_free(&m);
+    mcio_memplan_free(&d);
+    return st;
+}
