@@ -14,14 +14,14 @@ A sweep is a small JSON description; every list is an axis and the cases are the
       "workloads": ["ior", "coll_perf"], # mcio-bench --pattern names
       "sizes": ["16m"],                  # message size per process (mcio-bench --size)
       "buffers": ["64m", "16m", "4m"],   # memory per aggregator: cb_buffer_size, both engines
-      "strategies": ["romio"],           # mcio_strategy of the mcio engine
+      "strategies": ["romio", "memory"], # mcio once per mcio_strategy, against one native run
       "reps": 5,
       "hints": {"striping_unit": "1m"},  # more hints, both engines (mcio_* to mcio only)
       "env": {"MCIO_VIRTUAL_RANKS_PER_NODE": "2"}
     }
 
-Each case is one mcio-bench run in which native and mcio take turns repetition by repetition,
-so every ratio compares figures taken under the same load. Every repetition of every case goes
+Each case is one mcio-bench run in which native and mcio (once per strategy) take turns
+repetition by repetition, so every ratio compares figures taken under the same load. Every repetition of every case goes
 into one JSON file, written after each case: an interrupted sweep, run again with the same
 output, skips the cases it already has. Figures (matplotlib, Debian's python3-matplotlib):
 bandwidth against memory per aggregator with the improvement over native on a second axis,
@@ -38,8 +38,8 @@ import sys
 import tempfile
 import time
 
-AXES = ("native_io", "ranks", "workloads", "sizes", "buffers", "strategies")
-KEYS = ("native_io", "ranks", "workload", "size", "buffer", "strategy")
+AXES = ("native_io", "ranks", "workloads", "sizes", "buffers")
+KEYS = ("native_io", "ranks", "workload", "size", "buffer")
 
 
 def fail(msg):
@@ -64,7 +64,7 @@ def load_description(path):
     d.setdefault("reps", 5)
     d.setdefault("hints", {})
     d.setdefault("env", {})
-    for k in AXES:
+    for k in AXES + ("strategies",):
         if not isinstance(d[k], list) or not d[k]:
             fail("%s: '%s' must be a non-empty list" % (path, k))
     return d
@@ -87,7 +87,7 @@ def command(d, case, bench, json_path):
         cmd = ["mpiexec.mpich", "-n", str(case["ranks"])]
     cmd += [bench, "--engine", "both", "--pattern", case["workload"], "--size", str(case["size"]),
             "--reps", str(d["reps"]), "--hint", "cb_buffer_size=%s" % case["buffer"],
-            "--hint", "mcio_strategy=%s" % case["strategy"], "--json", json_path]
+            "--strategies", ",".join(d["strategies"]), "--json", json_path]
     for k, v in sorted(d["hints"].items()):
         cmd += ["--hint", "%s=%s" % (k, v)]
     if d.get("dir"):
@@ -169,7 +169,7 @@ def size_bytes(s):
 def engine_rows(case):
     """(label, result) of the case's results: native, and mcio named by its strategy."""
     for r in case["results"]:
-        yield ("native" if r["engine"] == "native" else "mcio " + case["strategy"]), r
+        yield r.get("label", r["engine"]).replace(":", " "), r
 
 
 def spread(r, op):
@@ -185,9 +185,6 @@ def series(doc, fixed, xkey, op):
         if any(c[k] != v for k, v in fixed.items()):
             continue
         for label, r in engine_rows(c):
-            if label == "native" and label in out and any(
-                    p[0] == size_bytes(c[xkey]) for p in out[label]):
-                continue  # the same native run repeated for each strategy: plot it once
             med, lo, hi = spread(r, op)
             out.setdefault(label, []).append(
                 (size_bytes(c[xkey]), med, lo, hi, r.get("ratio_%s_vs_native" % op)))
@@ -208,7 +205,7 @@ def line_figure(doc, xkey, xlabel, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     d = doc["description"]
-    others = [k for k in KEYS if k not in (xkey, "strategy")]
+    others = [k for k in KEYS if k != xkey]
     groups = sorted({tuple(c[k] for k in others) for c in doc["cases"]}, key=str)
     if not groups or len({c[xkey] for c in doc["cases"]}) < 2:
         return None
@@ -251,8 +248,7 @@ def breakdown_figure(doc, path):
         for label, r in engine_rows(c):
             t = r.get("mcio_times")
             if label != "native" and t:
-                name = "%s %s\n%s %s/%s" % (c["workload"], c["size"], c["strategy"], c["buffer"],
-                                            c["native_io"])
+                name = "%s %s\n%s %s" % (c["workload"], c["size"], label, c["buffer"])
                 bars.append((name, t["write"]["t_exchange"], t["write"]["t_io"],
                              t["read"]["t_exchange"], t["read"]["t_io"]))
     if not bars:

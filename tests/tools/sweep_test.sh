@@ -8,7 +8,8 @@ work=$(mktemp -d "$build/testdata/sweep.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cat > "$work/tiny.json" <<JSON
 {"name": "tiny", "mpi": "$mpi", "ranks": [2], "workloads": ["ior", "hacc-aos"],
- "sizes": ["64k", "128k"], "buffers": ["16k", "64k"], "reps": 2, "dir": "$work"}
+ "sizes": ["64k", "128k"], "buffers": ["16k", "64k"], "strategies": ["romio", "memory"],
+ "reps": 2, "dir": "$work"}
 JSON
 /usr/bin/python3 "$root/tools/mcio-sweep.py" run "$work/tiny.json" --out "$work/s.json" \
   --build "$build" 2> "$work/log" || { cat "$work/log"; exit 1; }
@@ -18,8 +19,8 @@ doc = json.load(open(sys.argv[1]))
 cases = doc["cases"]
 assert len(cases) == 8, "expected 8 cases, got %d" % len(cases)
 for c in cases:
-    engines = sorted(r["engine"] for r in c["results"])
-    assert engines == ["mcio", "native"], (c["key"], engines)
+    labels = sorted(r.get("label", r["engine"]) for r in c["results"])
+    assert labels == ["mcio:memory", "mcio:romio", "native"], (c["key"], labels)
     for r in c["results"]:
         assert r["verified"] is True, (c["key"], r["engine"], "not verified")
         assert len(r["write_reps"]) == 2 and len(r["read_reps"]) == 2, (c["key"], r["engine"])
