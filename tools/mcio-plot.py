@@ -20,7 +20,7 @@ def load(path):
     with open(path) as f:
         doc = json.load(f)
     machine = doc.get("machine", {})
-    lib = machine.get("mpi_library_version", "").split("\n")[0].split(",")[0].strip()
+    lib = " ".join(machine.get("mpi_library_version", "").split("\n")[0].split(",")[0].split())
     return path, machine.get("native_io", "native"), lib, doc["results"]
 
 
