@@ -12,6 +12,8 @@ mcio_hints mcio_hints_default(void)
     mcio_hints h = {.cb_buffer_size = 16 * 1024 * 1024, .cb_nodes = 0, .striping_unit = 0};
     strcpy(h.strategy, "romio");
     strcpy(h.io_backend, "mpiio");
+    h.pipeline_depth = 1;
+    strcpy(h.transport, "p2p");
     return h;
 }
 
@@ -40,6 +42,20 @@ static int parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out)
     if (y < min || y > max)
         return -1;
     *out = y;
+    return 0;
+}
+
+/* Seconds: a decimal number (1e-9 and 0.5 alike), finite, from 0 to an hour. */
+static int parse_seconds(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)v[0]) && v[0] != '.')
+        return -1;
+    double x = strtod(v, &end);
+    if (errno || *end != '\0' || !(x >= 0.0 && x <= 3600.0))
+        return -1;
+    *out = x;
     return 0;
 }
 
@@ -94,6 +110,39 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
             return MCIO_ERR_HINT;
         }
         snprintf(h->io_backend, sizeof h->io_backend, "%s", value);
+    } else if (strcmp(key, "mcio_pipeline_depth") == 0) {
+        if (parse_bytes(value, 1, 1024, &x)) {
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "hint mcio_pipeline_depth (%s): '%s' is not an integer from 1 to 1024", where,
+                     value);
+            return MCIO_ERR_HINT;
+        }
+        h->pipeline_depth = (int)x;
+    } else if (strcmp(key, "mcio_subbuffer_size") == 0) {
+        if (parse_bytes(value, 0, INT32_MAX, &x))
+            goto bad_bytes;
+        h->subbuffer_size = x;
+    } else if (strcmp(key, "mcio_transport") == 0) {
+        if (strcmp(value, "p2p") != 0 && strcmp(value, "rma") != 0) {
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "hint mcio_transport (%s): '%s' is not a transport (known: p2p, rma)", where,
+                     value);
+            return MCIO_ERR_HINT;
+        }
+        snprintf(h->transport, sizeof h->transport, "%s", value);
+    } else if (strcmp(key, "mcio_slow_call_seconds") == 0 ||
+               strcmp(key, "mcio_slow_byte_seconds") == 0) {
+        double t;
+        if (parse_seconds(value, &t)) {
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "hint %s (%s): '%s' is not a number of seconds from 0 to 3600", key, where,
+                     value);
+            return MCIO_ERR_HINT;
+        }
+        if (strcmp(key, "mcio_slow_call_seconds") == 0)
+            h->slow_call_seconds = t;
+        else
+            h->slow_byte_seconds = t;
     } else if (strncmp(key, "mcio_", 5) == 0) {
         snprintf(detail, MCIO_DETAIL_LEN,
                  "hint %s (%s): unknown mcio hint (value '%s'); see docs/hints.md", key, where,
@@ -164,6 +213,26 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
     case 4:
         snprintf(key, keylen, "mcio_io_backend");
         snprintf(value, valuelen, "%s", h->io_backend);
+        return 1;
+    case 5:
+        snprintf(key, keylen, "mcio_pipeline_depth");
+        snprintf(value, valuelen, "%d", h->pipeline_depth);
+        return 1;
+    case 6:
+        snprintf(key, keylen, "mcio_subbuffer_size");
+        snprintf(value, valuelen, "%" PRId64, h->subbuffer_size);
+        return 1;
+    case 7:
+        snprintf(key, keylen, "mcio_transport");
+        snprintf(value, valuelen, "%s", h->transport);
+        return 1;
+    case 8:
+        snprintf(key, keylen, "mcio_slow_call_seconds");
+        snprintf(value, valuelen, "%.17g", h->slow_call_seconds);
+        return 1;
+    case 9:
+        snprintf(key, keylen, "mcio_slow_byte_seconds");
+        snprintf(value, valuelen, "%.17g", h->slow_byte_seconds);
         return 1;
     default:
         return 0;

@@ -21,7 +21,12 @@ typedef struct mcio_hints {
     int cb_nodes;           /* ROMIO's cb_nodes: 0 = one aggregator per node */
     int64_t striping_unit;  /* ROMIO's striping_unit: 0 = no alignment */
     char strategy[MCIO_NAME_LEN];   /* mcio_strategy: romio */
-    char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null */
+    char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null, slow */
+    int pipeline_depth;             /* mcio_pipeline_depth: sub-buffers in flight; 1 = classic */
+    int64_t subbuffer_size;         /* mcio_subbuffer_size: 0 = stripe, or block-size multiple */
+    char transport[8];              /* mcio_transport: p2p (two-sided) or rma (one-sided) */
+    double slow_call_seconds;       /* mcio_slow_call_seconds: slow backend, delay per call */
+    double slow_byte_seconds;       /* mcio_slow_byte_seconds: slow backend, delay per byte */
 } mcio_hints;
 
 /* The defaults. */

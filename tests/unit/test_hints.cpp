@@ -21,14 +21,20 @@ bool same(const mcio_hints &a, const mcio_hints &b)
 {
     return a.cb_buffer_size == b.cb_buffer_size && a.cb_nodes == b.cb_nodes &&
            a.striping_unit == b.striping_unit && strcmp(a.strategy, b.strategy) == 0 &&
-           strcmp(a.io_backend, b.io_backend) == 0;
+           strcmp(a.io_backend, b.io_backend) == 0 && a.pipeline_depth == b.pipeline_depth &&
+           a.subbuffer_size == b.subbuffer_size && strcmp(a.transport, b.transport) == 0 &&
+           a.slow_call_seconds == b.slow_call_seconds &&
+           a.slow_byte_seconds == b.slow_byte_seconds;
 }
 
 std::string show(const mcio_hints &h)
 {
     return "{cb_buffer_size " + std::to_string(h.cb_buffer_size) + ", cb_nodes " +
            std::to_string(h.cb_nodes) + ", striping_unit " + std::to_string(h.striping_unit) +
-           ", strategy " + h.strategy + ", io_backend " + h.io_backend + "}";
+           ", strategy " + h.strategy + ", io_backend " + h.io_backend + ", pipeline_depth " +
+           std::to_string(h.pipeline_depth) + ", subbuffer_size " +
+           std::to_string(h.subbuffer_size) + ", transport " + h.transport + ", slow " +
+           std::to_string(h.slow_call_seconds) + "/" + std::to_string(h.slow_byte_seconds) + "}";
 }
 
 TEST(Hints, Defaults)
@@ -166,6 +172,22 @@ const BadCase bad_cases[] = {
     {"BackendEmpty", "mcio_io_backend", ""},
     {"BackendUpperCase", "mcio_io_backend", "POSIX"},
     {"BackendTooLong", "mcio_io_backend", "a_backend_name_far_longer_than_any_kept"},
+    {"DepthZero", "mcio_pipeline_depth", "0"},
+    {"DepthTooLarge", "mcio_pipeline_depth", "1025"},
+    {"DepthGarbage", "mcio_pipeline_depth", "two"},
+    {"SubbufferNegative", "mcio_subbuffer_size", "-4k"},
+    {"SubbufferGarbage", "mcio_subbuffer_size", "1mb"},
+    {"SubbufferTooLarge", "mcio_subbuffer_size", "2g"},
+    {"TransportUnknown", "mcio_transport", "shm"},
+    {"TransportCase", "mcio_transport", "RMA"},
+    {"TransportEmpty", "mcio_transport", ""},
+    {"SlowCallNegative", "mcio_slow_call_seconds", "-1"},
+    {"SlowCallGarbage", "mcio_slow_call_seconds", "1s"},
+    {"SlowCallNan", "mcio_slow_call_seconds", "nan"},
+    {"SlowCallInf", "mcio_slow_call_seconds", "inf"},
+    {"SlowCallTooLong", "mcio_slow_call_seconds", "3601"},
+    {"SlowByteEmpty", "mcio_slow_byte_seconds", ""},
+    {"SlowByteHuge", "mcio_slow_byte_seconds", "1e300"},
     {"UnknownMcioKey", "mcio_bogus", "xyz"},
     {"UnknownMcioKeyNamedLikeRomios", "mcio_cb_nodes", "4"},
 };
@@ -279,16 +301,18 @@ INSTANTIATE_TEST_SUITE_P(Hints, ParseLine, ::testing::ValuesIn(line_cases),
 TEST(Hints, GetDefaults)
 {
     mcio_hints h = mcio_hints_default();
-    const char *want[][2] = {{"cb_buffer_size", "16777216"}, {"cb_nodes", "0"},
-                             {"striping_unit", "0"}, {"mcio_strategy", "romio"},
-                             {"mcio_io_backend", "mpiio"}};
+    const char *want[][2] = {{"cb_buffer_size", "16777216"},  {"cb_nodes", "0"},
+                             {"striping_unit", "0"},           {"mcio_strategy", "romio"},
+                             {"mcio_io_backend", "mpiio"},     {"mcio_pipeline_depth", "1"},
+                             {"mcio_subbuffer_size", "0"},     {"mcio_transport", "p2p"},
+                             {"mcio_slow_call_seconds", "0"},  {"mcio_slow_byte_seconds", "0"}};
     char key[64], value[64];
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 10; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 5, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 10, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -300,19 +324,26 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "cb_nodes", "3", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "striping_unit", "1m", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_io_backend", "posix", "t", detail), MCIO_SUCCESS);
-    const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
-                             {"striping_unit", "1048576"}, {"mcio_strategy", "romio"},
-                             {"mcio_io_backend", "posix"}};
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_pipeline_depth", "4", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_subbuffer_size", "1m", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_transport", "rma", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_slow_call_seconds", "0.25", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_slow_byte_seconds", "1e-9", "t", detail), MCIO_SUCCESS);
+    const char *want[][2] = {{"cb_buffer_size", "4194304"},     {"cb_nodes", "3"},
+                             {"striping_unit", "1048576"},      {"mcio_strategy", "romio"},
+                             {"mcio_io_backend", "posix"},      {"mcio_pipeline_depth", "4"},
+                             {"mcio_subbuffer_size", "1048576"}, {"mcio_transport", "rma"},
+                             {"mcio_slow_call_seconds", "0.25"}, {"mcio_slow_byte_seconds", "1.0000000000000001e-09"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 5);
+        ASSERT_LT(i, 10);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 5);
+    EXPECT_EQ(i, 10);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 
