@@ -180,19 +180,19 @@ static char *slot_of(const pipe_io *io, int64_t k)
     return io->p->cbuf + (k % io->slots) * io->subbuf;
 }
 
-/* The next task: flush the oldest exchanged round, else prepare the next round whose
- * sub-buffer is free. Returns 0 when there is none yet. */
+/* The next task: prepare the next round whose sub-buffer is free (the main thread may be
+ * waiting for it), else flush the oldest exchanged round. Returns 0 when there is none yet. */
 static int next_task(const pipe_io *io, int *flush, int64_t *round)
 {
-    if (io->write && io->flushed < io->released) {
-        *flush = 1;
-        *round = io->flushed;
-        return 1;
-    }
     int64_t freed = io->write ? io->flushed : io->released;
     if (io->prepared < io->nrounds && io->prepared < freed + io->slots) {
         *flush = 0;
         *round = io->prepared;
+        return 1;
+    }
+    if (io->write && io->flushed < io->released) {
+        *flush = 1;
+        *round = io->flushed;
         return 1;
     }
     return 0;
