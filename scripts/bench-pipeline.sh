@@ -8,17 +8,17 @@
 # and the median I/O, exchange, wait and overlap times.
 #
 # Usage: scripts/bench-pipeline.sh [openmpi|mpich]   settings from the environment:
-#   RANKS (4) SIZE per rank (16m) SUB sub-buffer (4m) REPS (9) PATTERN (contiguous)
-#   BACKEND (slow) CALL_S (0) BYTE_S (1e-9) TRANSPORT (p2p) DEPTHS ("2 4") DIR (/tmp)
-#   CB_NODES (1)
+#   RANKS (4) SIZE per rank (4m) SUB sub-buffer (1m) REPS (9) PATTERN (ior)
+#   BACKEND (slow) CALL_S (0) BYTE_S (5e-10) TRANSPORT (p2p) DEPTHS ("2 4") DIR (/tmp)
+#   CB_NODES (1) TRANSFER (ior transfer size, 2k)
 set -euo pipefail
 mpi=${1:-openmpi}
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$("$root/scripts/build.sh" "$mpi")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-RANKS=${RANKS:-4} SIZE=${SIZE:-16m} SUB=${SUB:-4m} REPS=${REPS:-9} PATTERN=${PATTERN:-contiguous}
-BACKEND=${BACKEND:-slow} CALL_S=${CALL_S:-0} BYTE_S=${BYTE_S:-1e-9} TRANSPORT=${TRANSPORT:-p2p}
-DEPTHS=${DEPTHS:-2 4} DIR=${DIR:-/tmp} CB_NODES=${CB_NODES:-1}
+RANKS=${RANKS:-4} SIZE=${SIZE:-4m} SUB=${SUB:-1m} REPS=${REPS:-9} PATTERN=${PATTERN:-ior}
+BACKEND=${BACKEND:-slow} CALL_S=${CALL_S:-0} BYTE_S=${BYTE_S:-5e-10} TRANSPORT=${TRANSPORT:-p2p}
+DEPTHS=${DEPTHS:-2 4} DIR=${DIR:-/tmp} CB_NODES=${CB_NODES:-1} TRANSFER=${TRANSFER:-2k}
 launch=(mpiexec.$mpi -n "$RANKS")
 [ "$mpi" = openmpi ] && launch+=(--oversubscribe)
 work=$(mktemp -d)
@@ -40,7 +40,7 @@ for rep in $(seq "$REPS"); do
   for c in "${configs[@]}"; do
     set -- $c
     MCIO_STATS="$work/$1.json" "${launch[@]}" "$dir/mcio-bench" --engine mcio --reps 1 \
-      --pattern "$PATTERN" --size "$SIZE" --dir "$DIR" --hint mcio_io_backend="$BACKEND" \
+      --pattern "$PATTERN" --size "$SIZE" --transfer "$TRANSFER" --dir "$DIR" --hint mcio_io_backend="$BACKEND" \
       --hint mcio_slow_call_seconds="$CALL_S" --hint mcio_slow_byte_seconds="$BYTE_S" \
       --hint cb_nodes="$CB_NODES" --hint cb_buffer_size="$3" --hint mcio_pipeline_depth="$2" \
       --hint mcio_subbuffer_size="$sub" --hint mcio_transport="$4" >/dev/null
@@ -54,7 +54,7 @@ median() { # file op field
     awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
 
-echo "# $mpi, $RANKS ranks, $PATTERN $SIZE per rank, cb_nodes $CB_NODES, backend $BACKEND" \
+echo "# $mpi, $RANKS ranks, $PATTERN $SIZE per rank (transfer $TRANSFER), cb_nodes $CB_NODES, backend $BACKEND" \
      "(call ${CALL_S} s, byte ${BYTE_S} s), sub-buffer $SUB, $REPS reps, files in $DIR"
 printf '%-10s %-5s %9s %9s %9s %9s %9s %9s %9s\n' config op t_total vs_sub vs_cb t_io \
        t_exch t_wait t_overlap
