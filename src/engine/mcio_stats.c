@@ -57,8 +57,9 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
             "{\"op\":\"%s\",\"path\":\"%s\",\"strategy\":\"%s\",\"ranks\":%d,\"nodes\":%d,"
             "\"bytes\":%" PRId64 ",\"aggregators\":%d,\"rounds\":%d,\"max_buffer_bytes\":%" PRId64
             ",\"t_metadata\":%.9f,\"t_plan\":%.9f,\"t_exchange\":%.9f,\"t_io\":%.9f,"
-            "\"t_total\":%.9f,\"pipeline_depth\":%d,\"transport\":\"%s\",\"subbuffer_bytes\":%" PRId64
-            ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,\"t_overlap\":%.9f,\"overlap\":%.4f,"
+            "\"t_total\":%.9f,\"pipeline_depth\":%d,\"transport\":\"%s\","
+            "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
+            "\"t_overlap\":%.9f,\"overlap\":%.4f,"
             "\"aggregator_ranks\":[",
             write ? "write" : "read", fh->path, fh->hints.strategy, s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,

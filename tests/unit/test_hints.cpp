@@ -333,7 +333,8 @@ TEST(Hints, GetSetRoundTrip)
                              {"striping_unit", "1048576"},      {"mcio_strategy", "romio"},
                              {"mcio_io_backend", "posix"},      {"mcio_pipeline_depth", "4"},
                              {"mcio_subbuffer_size", "1048576"}, {"mcio_transport", "rma"},
-                             {"mcio_slow_call_seconds", "0.25"}, {"mcio_slow_byte_seconds", "1.0000000000000001e-09"}};
+                             {"mcio_slow_call_seconds", "0.25"},
+                             {"mcio_slow_byte_seconds", "1.0000000000000001e-09"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
