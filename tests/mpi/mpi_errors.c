@@ -248,6 +248,8 @@ static void hint_errors(void)
         {"cb_buffer_size", "12x"}, {"cb_buffer_size", "0"},     {"cb_buffer_size", "-4096"},
         {"cb_buffer_size", "4g"},  {"cb_nodes", "0"},           {"cb_nodes", "two"},
         {"striping_unit", "1.5m"}, {"mcio_io_backend", "tape"}, {"mcio_strategy", "magic"},
+        {"mcio_pipeline_depth", "0"}, {"mcio_subbuffer_size", "1x"}, {"mcio_transport", "shm"},
+        {"mcio_slow_byte_seconds", "-1"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         info = mt_info(bad[i][0], bad[i][1], NULL);
