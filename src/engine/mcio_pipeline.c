@@ -5,9 +5,9 @@
  * Pipelining Request Aggregation and File Access" (shared/seeds/003, Fig. 2): the collective
  * buffer is cut into sub-buffers of the stripe size; the exchange of the next sub-buffers
  * proceeds while the current one is written, and a sub-buffer is reused only once its write is
- * complete. Tessier, Vishwanath, Jeannot, TAPIOCA (shared/seeds/004, Algorithm 1): the same
- * with one-sided MPI_Put into the aggregators' windows, two buffers each, one fence per round,
- * buffers in multiples of the file system's block size.
+ * complete. TAPIOCA, topology-aware aggregation with pipelined buffers (shared/seeds/004,
+ * section 4.3 and Algorithm 1): the same with one-sided MPI_Put into the aggregators' windows,
+ * two buffers each, one fence per round, buffers in multiples of the file system's block size.
  *
  * Design. The plan's rounds are already sub-buffers (mcio_fdplan_subdivide, pure, so every
  * planner gets pipelining), and round k lives in sub-buffer k mod slots of the aggregator.

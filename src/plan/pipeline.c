@@ -5,9 +5,11 @@
  * planning strategy. The executor keeps `slots` consecutive rounds in flight, in distinct
  * sub-buffers of the same collective buffer. Pure.
  *
- * Tsujita, Yoshinaga, Hori, Sato, Namiki, Ishikawa / Liao et al.'s multi-buffer pipelining
- * (shared/seeds/003: sub-buffers of the stripe size, 16 of them in a 16 MiB buffer) and
- * TAPIOCA (shared/seeds/004: buffers in multiples of the file system's block size).
+ * Sehrish, Son, Liao, Choudhary, Schuchardt, "Improving Collective I/O Performance by
+ * Pipelining Request Aggregation and File Access" (shared/seeds/003: sub-buffers of the stripe
+ * size, 16 of them in a 16 MiB buffer), and the topology-aware aggregation of
+ * shared/seeds/004 (TAPIOCA: two buffers per aggregator, in multiples of the file system's
+ * block size).
  *
  * Glossary (and mcio_plan.h):
  *   collective buffer  what the planner gives an aggregator (window[d] before this function)
