@@ -8,16 +8,16 @@
 # and the median I/O, exchange, wait and overlap times.
 #
 # Usage: scripts/bench-pipeline.sh [openmpi|mpich]   settings from the environment:
-#   RANKS (4) SIZE per rank (4m) SUB sub-buffer (1m) REPS (9) PATTERN (ior)
-#   BACKEND (slow) CALL_S (0) BYTE_S (5e-10) TRANSPORT (p2p) DEPTHS ("2 4") DIR (/tmp)
+#   RANKS (4) SIZE per rank (16m) SUB sub-buffer (4m) REPS (21) PATTERN (ior)
+#   BACKEND (slow) CALL_S (0) BYTE_S (1e-10) TRANSPORT (p2p) DEPTHS ("2 4") DIR (/tmp)
 #   CB_NODES (1) TRANSFER (ior transfer size, 2k)
 set -euo pipefail
 mpi=${1:-openmpi}
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=$("$root/scripts/build.sh" "$mpi")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-RANKS=${RANKS:-4} SIZE=${SIZE:-4m} SUB=${SUB:-1m} REPS=${REPS:-9} PATTERN=${PATTERN:-ior}
-BACKEND=${BACKEND:-slow} CALL_S=${CALL_S:-0} BYTE_S=${BYTE_S:-5e-10} TRANSPORT=${TRANSPORT:-p2p}
+RANKS=${RANKS:-4} SIZE=${SIZE:-16m} SUB=${SUB:-4m} REPS=${REPS:-21} PATTERN=${PATTERN:-ior}
+BACKEND=${BACKEND:-slow} CALL_S=${CALL_S:-0} BYTE_S=${BYTE_S:-1e-10} TRANSPORT=${TRANSPORT:-p2p}
 DEPTHS=${DEPTHS:-2 4} DIR=${DIR:-/tmp} CB_NODES=${CB_NODES:-1} TRANSFER=${TRANSFER:-2k}
 launch=(mpiexec.$mpi -n "$RANKS")
 [ "$mpi" = openmpi ] && launch+=(--oversubscribe)

@@ -31,7 +31,10 @@
  * collective buffers, with origin and target derived datatypes, synchronised by MPI_Win_fence
  * only (MPI-3 active target, which both MPICH and Open MPI support). One fence per round when
  * every busy aggregator has two sub-buffers or more (TAPIOCA's double buffering: the fence
- * that closes round k - 1 opens round k), two otherwise.
+ * that closes round k - 1 opens round k), two otherwise. A fence opens round k only once
+ * sub-buffer k mod slots is free, and MPI libraries that move the data of puts inside the
+ * closing fence (as measured here) then leave the flush of round k - 2 nothing to overlap with
+ * at depth 2: the one-sided transport needs depth 3 or more to overlap there.
  *
  * Thread level: with the posix, slow and null backends the I/O thread calls no MPI (the MPI
  * standard asks for MPI_THREAD_FUNNELED for a process with other threads; MPICH and Open MPI
