@@ -106,7 +106,7 @@ typedef struct mcio_stats {
     int op;                   /* 0: none yet, 1: write, 2: read */
     int ranks;                /* size of the file's communicator */
     int aggregators;          /* number of aggregators (file domains) */
-    int rounds;               /* rounds of the busiest aggregator */
+    int rounds;               /* rounds of the busiest aggregator, in collective buffers */
     int64_t bytes;            /* bytes moved, summed over ranks */
     int64_t max_buffer_bytes; /* largest collective buffer any aggregator held */
     double t_metadata;        /* summary allgather and offset-length list exchange */
@@ -123,6 +123,12 @@ typedef struct mcio_stats {
     const int64_t *node_peak_bytes;   /* [nodes] collective-buffer bytes mcio held on the node
                                          during the call (all of a plan's buffers live at once) */
     int fallbacks; /* domains the memory strategy placed with less memory than it wanted */
+    /* Pipelined aggregation (mcio_pipeline_depth, mcio_transport; docs/hints.md). */
+    int pipeline_depth;       /* sub-buffers in flight per aggregator asked for (1: classic) */
+    int subbuffer_rounds;     /* rounds of the busiest aggregator, in sub-buffers */
+    int64_t subbuffer_bytes;  /* the largest sub-buffer (the collective buffer when depth is 1) */
+    double t_wait;            /* exchange stalled waiting for file access to free a sub-buffer */
+    double t_overlap;         /* file access hidden behind the exchange (0 without a pipeline) */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

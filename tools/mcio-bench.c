@@ -909,11 +909,13 @@ static void json_numbers(FILE *f, const char *key, const double *v, int n)
 static const struct {
     const char *name;
     size_t at;
-} time_part[5] = {{"t_metadata", offsetof(mcio_stats, t_metadata)},
-                  {"t_plan", offsetof(mcio_stats, t_plan)},
-                  {"t_exchange", offsetof(mcio_stats, t_exchange)},
-                  {"t_io", offsetof(mcio_stats, t_io)},
-                  {"t_total", offsetof(mcio_stats, t_total)}};
+} time_part[] = {{"t_metadata", offsetof(mcio_stats, t_metadata)},
+                 {"t_plan", offsetof(mcio_stats, t_plan)},
+                 {"t_exchange", offsetof(mcio_stats, t_exchange)},
+                 {"t_io", offsetof(mcio_stats, t_io)},
+                 {"t_total", offsetof(mcio_stats, t_total)},
+                 {"t_wait", offsetof(mcio_stats, t_wait)},
+                 {"t_overlap", offsetof(mcio_stats, t_overlap)}};
 
 /* f was opened before the run, so that a bad --json path costs no measurement. */
 static int write_json(FILE *f, const opts *o, const result *res, int nres, const char *libversion)
@@ -971,7 +973,7 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
         double *v = xmalloc((size_t)r->reps * sizeof(double) + 1);
         for (int w = 0; w < 2 && r->have_stats; w++) {
             fprintf(f, "%s\"%s\":{", w ? "," : "", w ? "read" : "write");
-            for (int k = 0; k < 5; k++) {
+            for (int k = 0; k < (int)(sizeof time_part / sizeof time_part[0]); k++) {
                 for (int rep = 0; rep < r->reps; rep++)
                     memcpy(&v[rep], (const char *)&r->st[w][rep] + time_part[k].at, sizeof *v);
                 fprintf(f, "%s\"%s\":%.6f", k ? "," : "", time_part[k].name, median(v, r->reps));

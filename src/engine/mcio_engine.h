@@ -32,6 +32,7 @@ struct mcio_file_s {
      * capped by the mcio_node_memory hint; INT64_MAX when neither is known. */
     int64_t *node_budget;
     int64_t *stats_budget, *stats_peak; /* [nnodes] of the last call, -1 for no limit */
+    int64_t fs_block; /* the file system's block size (statvfs at open; 4096 when unknown) */
 };
 
 /* A plan: the metadata exchange and planning of one access pattern, done once. */
@@ -52,6 +53,9 @@ struct mcio_plan_s {
     MPI_Request *reqs;
     MPI_Datatype *types;
     double t_metadata, t_plan;
+    int cb_rounds;            /* rounds of the busiest aggregator in collective buffers (stats) */
+    int *slots;               /* [ndomains] sub-buffers in flight (pipelined plans), else NULL */
+    struct mcio_pipe *pipe;   /* the pipelined executors' state (mcio_pipeline.c), else NULL */
 };
 
 /* Record status and detail as this thread's last error; returns status. */
@@ -83,24 +87,56 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
 int mcio_engine_run(mcio_plan plan, int write, char *base, int agreed, int local_status,
                     const char *local_detail, char detail[MCIO_DETAIL_LEN]);
 
+/* Where an executor's time went on this rank, in nanoseconds. */
+typedef struct mcio_exec_times {
+    int64_t exchange; /* moving data between ranks (the main thread) */
+    int64_t io;       /* file access (the I/O thread when there is one) */
+    int64_t wait;     /* the main thread waiting for file access to free or fill a sub-buffer */
+    int64_t overlap;  /* file access hidden behind the exchange: io - wait when they overlap */
+} mcio_exec_times;
+
 /*
- * An executor moves a plan's data: the classic rounds here; pipelines plug in beside it.
- * run() returns the status of this rank's file access (the caller agrees on it) and adds the
- * nanoseconds spent exchanging data and accessing the file. It must not return before every
- * message it posted has completed, whatever failed, so that no rank is left waiting.
+ * An executor moves a plan's data: the classic rounds (mcio_rounds.c) and the pipelines
+ * (mcio_pipeline.c). run() returns the status of this rank's file access (the caller agrees on
+ * it) and fills *t. It must not return before every message it posted has completed, whatever
+ * failed, so that no rank is left waiting.
  */
 typedef struct mcio_executor {
     const char *name;
-    int (*run)(mcio_plan plan, int write, char *base, int64_t *t_exchange_ns, int64_t *t_io_ns,
+    int (*run)(mcio_plan plan, int write, char *base, mcio_exec_times *t,
                char detail[MCIO_DETAIL_LEN]);
 } mcio_executor;
 
 extern const mcio_executor mcio_exec_rounds;
+extern const mcio_executor mcio_exec_pipeline;
+
+/* The executor the file's hints ask for: pipelined when mcio_pipeline_depth > 1 or rma. */
+const mcio_executor *mcio_executor_of(mcio_file fh);
+
+/*
+ * Post the messages of group gi of a schedule to or from peer (sends when send is set, else
+ * receives), with the piece memory relative to base; appends requests and datatypes to the
+ * plan's scratch arrays at *nreq (datatypes that are not MPI_BYTE are freed by the caller
+ * after the wait). Communicates (nonblocking).
+ */
+void mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
+                              int send, int *nreq);
+
+/* Do the runs of a round have holes small enough to read-modify-write its whole span? */
+int mcio_round_use_span(const mcio_piece *runs, int64_t nruns);
+
+/* Pipelined plans (mcio_pipeline.c), called by mcio_engine_plan. Local: the per-round runs of
+ * the aggregator and scratch; 0 or MCIO_ERR_NOMEM. */
+int mcio_pipeline_prepare(mcio_plan p);
+/* Collective: expose the collective buffers as an RMA window (mcio_transport=rma). */
+int mcio_pipeline_open_window(mcio_plan p, char detail[MCIO_DETAIL_LEN]);
+/* Free the pipelined state; collective when the plan holds an RMA window. */
+void mcio_pipeline_free(mcio_plan p);
 
 /* Message tags on the file's private communicator. */
 enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };
 
-/* Free a plan's memory (not collective). */
+/* Free a plan's memory (collective when it holds an RMA window, mcio_transport=rma). */
 void mcio_engine_plan_free(mcio_plan plan);
 
 /* Record the stats of a finished call on the file, and append them to MCIO_STATS (rank 0). */

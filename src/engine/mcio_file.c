@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "mcio_engine.h"
 
@@ -56,6 +57,18 @@ static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN]
             return st;
     }
     return MCIO_SUCCESS;
+}
+
+/* Collective: the file system's block size, the alignment unit of sub-buffers when no stripe
+ * size is given (rank 0 asks statvfs, as fstatfs would; 4096 when it cannot tell). */
+static int64_t fs_block_size(MPI_Comm comm, int rank, const char *path)
+{
+    int64_t b = 4096;
+    struct statvfs sv;
+    if (rank == 0 && statvfs(path, &sv) == 0 && sv.f_bsize > 0 && sv.f_bsize <= (1u << 30))
+        b = (int64_t)sv.f_bsize;
+    PMPI_Bcast(&b, 1, MPI_INT64_T, 0, comm);
+    return b;
 }
 
 static void file_free(mcio_file f)
@@ -154,6 +167,9 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
+    if (f->io->configure)
+        f->io->configure(f->io_state, &f->hints);
+    f->fs_block = fs_block_size(f->comm, f->rank, path);
     *fh = f;
     return mcio_error_set(MCIO_SUCCESS, NULL);
 fail:

@@ -30,8 +30,8 @@ static int64_t ns_since(double t0)
  * Open MPI at 8 ranks: one message per group beats one message per large piece (fewer
  * rendezvous handshakes when ranks outnumber cores), docs/performance.md.
  */
-static void post_group(struct mcio_plan_s *p, const mcio_groups *g, int64_t gi, char *base,
-                       int peer, int send, int *nreq)
+void mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
+                              int send, int *nreq)
 {
     MPI_Comm comm = p->fh->comm;
     const mcio_piece *pc = &g->pieces[g->first[gi]];
@@ -62,7 +62,7 @@ static void post_group(struct mcio_plan_s *p, const mcio_groups *g, int64_t gi, 
 }
 
 /* Does round k of the aggregator have small enough holes to read-modify-write its span? */
-static int use_span(const mcio_piece *runs, int64_t nruns)
+int mcio_round_use_span(const mcio_piece *runs, int64_t nruns)
 {
     int64_t covered = 0;
     for (int64_t i = 0; i < nruns; i++)
@@ -71,8 +71,8 @@ static int use_span(const mcio_piece *runs, int64_t nruns)
     return nruns == 1 || span - covered <= covered;
 }
 
-static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns,
-                      int64_t *t_io_ns, char detail[MCIO_DETAIL_LEN])
+static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times,
+                      char detail[MCIO_DETAIL_LEN])
 {
     mcio_file fh = p->fh;
     const mcio_fdplan *fd = &p->fd;
@@ -87,7 +87,7 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
         while (gr1 < p->recv.ngroups && p->recv.round[gr1] == k)
             gr1++;
         int64_t nruns = gr1 > gr ? mcio_schedule_runs(&p->recv, gr, gr1, p->runs) : 0;
-        int span = nruns > 0 && use_span(p->runs, nruns) && (!write || fh->can_read);
+        int span = nruns > 0 && mcio_round_use_span(p->runs, nruns) && (!write || fh->can_read);
         const mcio_piece *first = &p->runs[0], *last = &p->runs[nruns > 0 ? nruns - 1 : 0];
         int64_t span_len = nruns > 0 ? last->mem + last->len - first->mem : 0;
         /* Direct: this rank is the only one with data in its round (an independent plan, or
@@ -133,7 +133,7 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
         for (int64_t g = gr; g < gr1; g++) {
             if (p->recv.peer[g] == fh->rank)
                 continue; /* copied below, from the sender's side */
-            post_group(p, &p->recv, g, p->cbuf, p->recv.peer[g], !write, &nreq);
+            mcio_exchange_post_group(p, &p->recv, g, p->cbuf, p->recv.peer[g], !write, &nreq);
         }
         for (int64_t g = gs; g < gs1; g++) {
             int dom = p->send.peer[g], agg = fd->agg_rank[dom];
@@ -150,7 +150,7 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
                 }
                 continue;
             }
-            post_group(p, &p->send, g, base, agg, write, &nreq);
+            mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq);
         }
         PMPI_Waitall(nreq, p->reqs, MPI_STATUSES_IGNORE);
         for (int i = 0; i < nreq; i++)
@@ -173,8 +173,7 @@ static int rounds_run(mcio_plan p, int write, char *base, int64_t *t_exchange_ns
         gs = gs1;
         gr = gr1;
     }
-    *t_exchange_ns = t_exch;
-    *t_io_ns = t_io;
+    *times = (mcio_exec_times){.exchange = t_exch, .io = t_io};
     return io_st;
 }
 

@@ -30,12 +30,13 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
         fh->stats_peak[j] = 0;
     }
     for (int d = 0; d < fd->ndomains; d++)
-        fh->stats_peak[fh->machine.node_of_rank[fd->agg_rank[d]]] += mcio_fdplan_buffer(fd, d);
+        fh->stats_peak[fh->machine.node_of_rank[fd->agg_rank[d]]] +=
+            mcio_fdplan_buffer(fd, d) * (p->slots ? p->slots[d] : 1); /* all sub-buffers */
     *s = (mcio_stats){
         .op = write ? 1 : 2,
         .ranks = fh->nprocs,
         .aggregators = fd->ndomains,
-        .rounds = fd->max_rounds,
+        .rounds = p->cb_rounds,
         .bytes = p->total_bytes,
         .max_buffer_bytes = fd->max_buffer,
         .t_metadata = times_ns[0] * 1e-9,
@@ -49,9 +50,20 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
         .node_budget_bytes = fh->stats_budget,
         .node_peak_bytes = fh->stats_peak,
         .fallbacks = fd->fallbacks,
+        .pipeline_depth = fh->hints.pipeline_depth,
+        .subbuffer_rounds = fd->max_rounds,
+        .t_wait = times_ns[5] * 1e-9,
+        .t_overlap = times_ns[6] * 1e-9,
     };
+    for (int d = 0; d < fd->ndomains; d++)
+        if (fd->rounds[d] > 0 && fd->window[d] > s->subbuffer_bytes)
+            s->subbuffer_bytes = fd->window[d];
     if (!fh->stats_path)
         return;
+    /* The share of the smaller phase hidden behind the other: 1 is the ideal the papers bound. */
+    double smaller = s->t_io < s->t_exchange ? s->t_io : s->t_exchange;
+    double overlap = smaller > 0 ? s->t_overlap / smaller : 0;
+    overlap = overlap > 1 ? 1 : overlap;
     FILE *f = fopen(fh->stats_path, "a");
     if (!f)
         return; /* statistics are best effort: they never fail the I/O they describe */
@@ -59,10 +71,14 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
             "{\"op\":\"%s\",\"path\":\"%s\",\"strategy\":\"%s\",\"ranks\":%d,\"nodes\":%d,"
             "\"bytes\":%" PRId64 ",\"aggregators\":%d,\"rounds\":%d,\"max_buffer_bytes\":%" PRId64
             ",\"t_metadata\":%.9f,\"t_plan\":%.9f,\"t_exchange\":%.9f,\"t_io\":%.9f,"
-            "\"t_total\":%.9f,\"aggregator_ranks\":[",
+            "\"t_total\":%.9f,\"pipeline_depth\":%d,\"transport\":\"%s\","
+            "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
+            "\"t_overlap\":%.9f,\"overlap\":%.4f,"
+            "\"aggregator_ranks\":[",
             write ? "write" : "read", fh->path, fh->hints.strategy, s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
-            s->t_exchange, s->t_io, s->t_total);
+            s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, fh->hints.transport,
+            s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap);
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
     fprintf(f, "],\"aggregator_nodes\":[");

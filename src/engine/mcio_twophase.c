@@ -9,7 +9,8 @@
  *   3. list exchange: each rank sends its offset-length pieces only to the aggregators whose
  *      domain its summary overlaps (no all-to-all), and each aggregator builds its schedule.
  *   4. data: an executor moves the bytes between user memory and the aggregators' collective
- *      buffers and the file (mcio_rounds.c: the classic rounds).
+ *      buffers and the file (mcio_rounds.c: the classic rounds; mcio_pipeline.c: sub-buffers
+ *      in flight, file access in an I/O thread, two-sided or one-sided).
  *   5. agreement: an allreduce gives every rank the same status and the slowest rank's times.
  *
  * Glossary (mcio_plan.h): file domain, aggregator, collective buffer, round, piece, run.
@@ -50,6 +51,8 @@ static void plan_clear(mcio_plan p)
     free(p->displs);
     free(p->reqs);
     free(p->types);
+    mcio_pipeline_free(p);
+    free(p->slots);
 }
 
 void mcio_engine_plan_free(mcio_plan p)
@@ -179,6 +182,32 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
     return st;
 }
 
+/* The planning parameters: the hints', with the file system's block size as the alignment
+ * unit of a pipeline when no stripe size is given (TAPIOCA: buffers in whole blocks). */
+static mcio_plan_params plan_params(mcio_file fh, int write)
+{
+    mcio_plan_params pp = mcio_hints_plan_params(&fh->hints, write);
+    if (fh->hints.pipeline_depth > 1 && pp.stripe == 0)
+        pp.stripe = fh->fs_block;
+    return pp;
+}
+
+/*
+ * Cut the collective buffers into sub-buffers (mcio_pipeline_depth > 1). The sub-buffer is
+ * mcio_subbuffer_size, or by default the stripe size (Sehrish et al.) or, without one, the
+ * smallest multiple of the file system's block size of at least 1 MiB (TAPIOCA).
+ */
+static int subdivide(mcio_file fh, struct mcio_plan_s *p)
+{
+    int64_t unit = plan_params(fh, 1).stripe, sub = fh->hints.subbuffer_size;
+    if (sub == 0)
+        sub = fh->hints.striping_unit > 0 ? unit : ((1 << 20) + unit - 1) / unit * unit;
+    p->slots = malloc(((size_t)p->fd.ndomains + 1) * sizeof(int));
+    if (!p->slots)
+        return MCIO_ERR_NOMEM;
+    return mcio_fdplan_subdivide(&p->fd, sub, fh->hints.pipeline_depth, unit, p->slots);
+}
+
 /* Scratch for one round: runs, datatype arrays, requests. Sized once, so rounds never allocate. */
 static int alloc_round_scratch(struct mcio_plan_s *p)
 {
@@ -204,8 +233,10 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
     p->reqs = malloc((size_t)per_round * sizeof(MPI_Request));
     p->types = malloc((size_t)per_round * sizeof(MPI_Datatype));
     if (p->my_domain >= 0) {
-        /* Exactly what the plan gives this domain: the memory strategy's budgets rely on it. */
-        p->cbuf_len = mcio_fdplan_buffer(&p->fd, p->my_domain);
+        /* Exactly what the plan gives this domain (the memory strategy's budgets rely on it),
+         * times the sub-buffers a pipeline keeps in flight. */
+        p->cbuf_len = mcio_fdplan_buffer(&p->fd, p->my_domain) *
+                      (p->slots ? p->slots[p->my_domain] : 1);
         p->cbuf = malloc((size_t)p->cbuf_len + 1);
     }
     return (!p->runs || !p->blocklens || !p->displs || !p->reqs || !p->types ||
@@ -260,11 +291,14 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
                               .net = &fh->machine.net,
                               .node_mem = fh->node_budget};
         st = mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
-                            mcio_hints_plan_params(&fh->hints, write), &p->fd);
+                            plan_params(fh, write), &p->fd);
         for (int r = 0; r < fh->nprocs; r++)
             p->total_bytes += sum[r].bytes;
         free(sum);
     }
+    p->cb_rounds = p->fd.max_rounds;
+    if (st == MCIO_SUCCESS && fh->hints.pipeline_depth > 1)
+        st = subdivide(fh, p);
     if (st == MCIO_SUCCESS)
         st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
     if (st == MCIO_SUCCESS)
@@ -292,6 +326,11 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         snprintf(detail, MCIO_DETAIL_LEN, "cannot allocate a collective buffer of %" PRId64 " bytes",
                  p->cbuf_len);
     }
+    if (st == MCIO_SUCCESS && mcio_executor_of(fh) == &mcio_exec_pipeline &&
+        mcio_pipeline_prepare(p) != MCIO_SUCCESS) {
+        st = MCIO_ERR_NOMEM;
+        snprintf(detail, MCIO_DETAIL_LEN, "out of memory preparing the pipeline");
+    }
     if (st == MCIO_SUCCESS && !(*out = malloc(sizeof tmp))) {
         st = MCIO_ERR_NOMEM;
         snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
@@ -299,6 +338,11 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
+    if (strcmp(fh->hints.transport, "rma") == 0) {
+        st = mcio_pipeline_open_window(p, detail); /* collective, agreed inside */
+        if (st != MCIO_SUCCESS)
+            goto fail;
+    }
     p->t_metadata = (t1 - t0) + (PMPI_Wtime() - t2);
     p->t_plan = t2 - t1;
     **out = tmp;
@@ -309,6 +353,13 @@ fail:
     *out = MCIO_PLAN_NULL;
     plan_clear(p);
     return st;
+}
+
+const mcio_executor *mcio_executor_of(mcio_file fh)
+{
+    return fh->hints.pipeline_depth > 1 || strcmp(fh->hints.transport, "rma") == 0
+               ? &mcio_exec_pipeline
+               : &mcio_exec_rounds;
 }
 
 int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_status,
@@ -324,12 +375,12 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
         if (st != MCIO_SUCCESS)
             return st;
     }
-    int64_t t_exch = 0, t_io = 0;
-    int io_st = mcio_exec_rounds.run(p, write, base, &t_exch, &t_io, detail);
+    mcio_exec_times t = {0};
+    int io_st = mcio_executor_of(fh)->run(p, write, base, &t, detail);
     /* 5. Agreement, with the slowest rank's times. */
-    int64_t times[5] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t_exch, t_io,
-                        ns_since(t0)};
-    st = mcio_engine_agree(fh->comm, io_st, detail, times, 5);
+    int64_t times[7] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t.exchange,
+                        t.io, ns_since(t0), t.wait, t.overlap};
+    st = mcio_engine_agree(fh->comm, io_st, detail, times, 7);
     mcio_stats_record(fh, p, write, times);
     return st;
 }

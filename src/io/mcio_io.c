@@ -10,7 +10,7 @@
 #define MCIO_IO_MAX_BACKENDS 16
 
 static const mcio_io_backend *registry[MCIO_IO_MAX_BACKENDS] = {&mcio_io_mpiio, &mcio_io_posix,
-                                                               &mcio_io_null};
+                                                               &mcio_io_null, &mcio_io_slow};
 
 const mcio_io_backend *mcio_io_find(const char *name)
 {

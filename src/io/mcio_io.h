@@ -11,6 +11,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "mcio_hints.h"
 #include "mcio_plan.h" /* MCIO_DETAIL_LEN */
 
 typedef struct mcio_io_backend {
@@ -26,6 +27,11 @@ typedef struct mcio_io_backend {
     int64_t (*pread)(void *state, void *buf, int64_t len, int64_t off);
     /* Collective. 0 or -errno. */
     int (*sync)(void *state);
+    /* Optional, local: take the hints that concern the backend (the slow backend's delays). */
+    void (*configure)(void *state, const mcio_hints *hints);
+    /* pwrite/pread call MPI: a pipelined executor may then call them from its I/O thread only
+     * when the MPI library provides MPI_THREAD_MULTIPLE (else it calls them itself). */
+    int calls_mpi;
 } mcio_io_backend;
 
 /* The backend registered under name, or NULL. */
@@ -54,5 +60,6 @@ int mcio_io_status_of_errno(int err);
 extern const mcio_io_backend mcio_io_mpiio;
 extern const mcio_io_backend mcio_io_posix;
 extern const mcio_io_backend mcio_io_null;
+extern const mcio_io_backend mcio_io_slow;
 
 #endif

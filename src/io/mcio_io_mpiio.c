@@ -108,4 +108,5 @@ const mcio_io_backend mcio_io_mpiio = {
     .pwrite = mpiio_pwrite,
     .pread = mpiio_pread,
     .sync = mpiio_sync,
+    .calls_mpi = 1,
 };

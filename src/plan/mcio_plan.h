@@ -337,6 +337,21 @@ static inline int mcio_fdplan_round(const mcio_fdplan *plan, int d, int64_t off)
     return (int)((off - plan->win_start[d]) / plan->window[d]);
 }
 
+/* --- pipeline.c: sub-buffers for the pipelined executors --- */
+
+/*
+ * Cut each domain's collective buffer (window[d] as the planner left it) into sub-buffers of
+ * at most subbuf bytes, at most depth of them within the buffer, whole multiples of unit (the
+ * stripe or file-system block) when the budget allows one; the sub-buffer becomes the round:
+ * window[d] is set to its size and rounds[d], max_rounds are recomputed. slots[d] (an array of
+ * ndomains the caller owns) receives how many sub-buffers domain d keeps in flight: depth,
+ * capped by what fits in the collective buffer and by the rounds; max_buffer becomes the
+ * largest slots[d] * sub-buffer. win_start is unchanged (already on a unit boundary when the
+ * planner aligned it). Returns 0, or MCIO_ERR_ARG when a domain would need more than
+ * INT32_MAX rounds.
+ */
+int mcio_fdplan_subdivide(mcio_fdplan *plan, int64_t subbuf, int depth, int64_t unit, int *slots);
+
 /* --- schedule.c: who sends what to whom in which round --- */
 
 /* A piece: part of one extent inside one round of one domain. */

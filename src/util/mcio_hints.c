@@ -26,9 +26,11 @@ mcio_hints mcio_hints_default(void)
                     .msgind = 32 * 1024 * 1024, /* the paper's write Msgind */
                     .msggroup = (int64_t)1 << 30,
                     .memmin = 1024 * 1024,
-                    .node_memory = 0};
+                    .node_memory = 0,
+                    .pipeline_depth = 1};
     strcpy(h.strategy, "romio");
     strcpy(h.io_backend, "mpiio");
+    strcpy(h.transport, "p2p");
     return h;
 }
 
@@ -59,6 +61,20 @@ int mcio_hints_parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out
     return 0;
 }
 
+/* Seconds: a decimal number (1e-9 and 0.5 alike), finite, from 0 to an hour. */
+static int parse_seconds(const char *v, double *out)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)v[0]) && v[0] != '.')
+        return -1;
+    double x = strtod(v, &end);
+    if (errno || *end != '\0' || !(x >= 0.0 && x <= 3600.0))
+        return -1;
+    *out = x;
+    return 0;
+}
+
 /* A word: lower-case letters, digits and '_', shorter than len. */
 static int is_word(const char *v, size_t len)
 {
@@ -78,6 +94,11 @@ static const char *cb_mode_name(int i)
     return i >= 0 && i < 3 ? names[i] : NULL;
 }
 
+static const char *transport_name(int i)
+{
+    return i == 0 ? "p2p" : i == 1 ? "rma" : NULL;
+}
+
 static const char *bool_name(int i)
 {
     return i == 0 ? "false" : i == 1 ? "true" : NULL;
@@ -87,6 +108,7 @@ typedef enum hint_kind {
     HINT_BYTES,  /* int64_t, a byte count in [min, max] */
     HINT_INT,    /* int, a count in [min, max] (k/m/g suffixes allowed) */
     HINT_CHOICE, /* int, the index of the value among names(0), names(1), ... */
+    HINT_SECONDS, /* double, decimal seconds from 0 to an hour */
     HINT_WORD,   /* char[size], a word; one of names(i) when names is set */
     HINT_PATH    /* char[size], a file name; "" (the default) lists as unset */
 } hint_kind;
@@ -125,6 +147,13 @@ static const hint_spec specs[] = {
     {.key = "mcio_msggroup", .kind = HINT_BYTES, FIELD(msggroup), .min = 1, .max = INT64_MAX},
     {.key = "mcio_memmin", .kind = HINT_BYTES, FIELD(memmin), .min = 0, .max = INT64_MAX},
     {.key = "mcio_node_memory", .kind = HINT_BYTES, FIELD(node_memory), .min = 0, .max = INT64_MAX},
+    /* Pipelined aggregation (mcio_pipeline.c) and the slow backend that shows its overlap. */
+    {.key = "mcio_pipeline_depth", .kind = HINT_INT, FIELD(pipeline_depth), .min = 1, .max = 1024},
+    {.key = "mcio_subbuffer_size", .kind = HINT_BYTES, FIELD(subbuffer_size), .min = 0,
+     .max = INT32_MAX},
+    {.key = "mcio_transport", .kind = HINT_WORD, FIELD(transport), .names = transport_name},
+    {.key = "mcio_slow_call_seconds", .kind = HINT_SECONDS, FIELD(slow_call_seconds)},
+    {.key = "mcio_slow_byte_seconds", .kind = HINT_SECONDS, FIELD(slow_byte_seconds)},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 
@@ -161,6 +190,7 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
     }
     char *field = (char *)h + s->at, known[160];
     int64_t x;
+    double secs;
     int i;
     switch (s->kind) {
     case HINT_BYTES:
@@ -177,6 +207,11 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
         if ((i = index_of(s->names, value)) < 0)
             goto bad;
         *(int *)field = i;
+        break;
+    case HINT_SECONDS:
+        if (parse_seconds(value, &secs))
+            goto bad;
+        *(double *)field = secs;
         break;
     case HINT_WORD:
         if (!is_word(value, s->size) || (s->names && index_of(s->names, value) < 0))
@@ -202,6 +237,11 @@ bad:
         snprintf(detail, MCIO_DETAIL_LEN,
                  "hint %s (%s): '%s' is not an integer from %" PRId64 " to %" PRId64, key, where,
                  value, s->min, s->max);
+        break;
+    case HINT_SECONDS:
+        snprintf(detail, MCIO_DETAIL_LEN,
+                 "hint %s (%s): '%s' is not a number of seconds from 0 to 3600", key, where,
+                 value);
         break;
     case HINT_CHOICE:
     case HINT_WORD:
@@ -269,6 +309,9 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
         break;
     case HINT_CHOICE:
         snprintf(value, (size_t)valuelen, "%s", s->names(*(const int *)field));
+        break;
+    case HINT_SECONDS:
+        snprintf(value, (size_t)valuelen, "%.17g", *(const double *)field);
         break;
     case HINT_WORD:
     case HINT_PATH:

@@ -23,7 +23,7 @@ typedef struct mcio_hints {
     int64_t striping_unit;  /* ROMIO's striping_unit: 0 = no alignment */
     int cb_write, cb_read;  /* ROMIO's romio_cb_write / romio_cb_read: enum mcio_cb_mode */
     char strategy[MCIO_NAME_LEN];   /* mcio_strategy: romio */
-    char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null */
+    char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null, slow */
     int enable;                     /* mcio_enable: 1; 0 = the drop-in layer leaves the file alone */
     int placement;                  /* mcio_placement: enum mcio_placement, spread */
     int socket_rule;                /* mcio_socket_rule: enum mcio_socket_rule, none */
@@ -34,6 +34,12 @@ typedef struct mcio_hints {
     int64_t msggroup;    /* mcio_msggroup: 1 GiB */
     int64_t memmin;      /* mcio_memmin: 1 MiB */
     int64_t node_memory; /* mcio_node_memory: per-node budget for collective buffers; 0 = none */
+    /* Pipelined aggregation (docs/hints.md). */
+    int pipeline_depth;             /* mcio_pipeline_depth: sub-buffers in flight; 1 = classic */
+    int64_t subbuffer_size;         /* mcio_subbuffer_size: 0 = stripe, or block-size multiple */
+    char transport[8];              /* mcio_transport: p2p (two-sided) or rma (one-sided) */
+    double slow_call_seconds;       /* mcio_slow_call_seconds: slow backend, delay per call */
+    double slow_byte_seconds;       /* mcio_slow_byte_seconds: slow backend, delay per byte */
 } mcio_hints;
 
 /* The defaults. */

@@ -98,9 +98,19 @@ static inline int mt_check_st(int st, int want, const char *what, const char *fi
     return st;
 }
 
+/* MCIO_TEST_THREAD_MULTIPLE=1 initializes MPI with MPI_THREAD_MULTIPLE, so that pipelined
+ * executors run the mpiio backend from their I/O thread too. */
 static inline void mt_init(int *argc, char ***argv, const char *prog)
 {
-    MPI_Init(argc, argv);
+    const char *tm = getenv("MCIO_TEST_THREAD_MULTIPLE");
+    if (tm && strcmp(tm, "1") == 0) {
+        int provided = MPI_THREAD_SINGLE;
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+        if (provided != MPI_THREAD_MULTIPLE)
+            fprintf(stderr, "%s: MPI_THREAD_MULTIPLE asked, %d provided\n", prog, provided);
+    } else {
+        MPI_Init(argc, argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &mt.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mt.nprocs);
     mt.prog = prog;
@@ -110,6 +120,14 @@ static inline void mt_init(int *argc, char ***argv, const char *prog)
     const char *v = getenv("MCIO_VIRTUAL_RANKS_PER_NODE");
     if (v && *v)
         snprintf(mt.tag, sizeof mt.tag, "-v%.8s", v);
+    /* A hints file from the environment (the pipeline matrix): its name, without directory and
+     * extension, goes into the file names, so that variants running at once do not collide. */
+    const char *h = getenv("MCIO_HINTS");
+    if (h && *h) {
+        const char *b = strrchr(h, '/') ? strrchr(h, '/') + 1 : h;
+        size_t at = strlen(mt.tag), n = strcspn(b, ".");
+        snprintf(mt.tag + at, sizeof mt.tag - at, "-%.*s", (int)(n < 20 ? n : 20), b);
+    }
 }
 
 /*

@@ -236,6 +236,8 @@ static void hint_errors(void)
         {"striping_unit", "1.5m"}, {"mcio_io_backend", "tape"}, {"mcio_strategy", "magic"},
         {"mcio_nah", "0"},         {"mcio_msgind", "2g"},       {"mcio_msggroup", "0"},
         {"mcio_memmin", "-1"},     {"mcio_node_memory", "lots"},
+        {"mcio_pipeline_depth", "0"}, {"mcio_subbuffer_size", "1x"}, {"mcio_transport", "shm"},
+        {"mcio_slow_byte_seconds", "-1"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         info = mt_info(bad[i][0], bad[i][1], NULL);

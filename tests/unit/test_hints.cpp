@@ -264,6 +264,22 @@ const BadCase bad_cases[] = {
     {"MemminFraction", "mcio_memmin", "0.5m"},
     {"NodeMemoryGarbage", "mcio_node_memory", "lots"},
     {"NodeMemoryOverflow", "mcio_node_memory", "99999999999g"},
+    {"DepthZero", "mcio_pipeline_depth", "0"},
+    {"DepthTooLarge", "mcio_pipeline_depth", "1025"},
+    {"DepthGarbage", "mcio_pipeline_depth", "two"},
+    {"SubbufferNegative", "mcio_subbuffer_size", "-4k"},
+    {"SubbufferGarbage", "mcio_subbuffer_size", "1mb"},
+    {"SubbufferTooLarge", "mcio_subbuffer_size", "2g"},
+    {"TransportUnknown", "mcio_transport", "shm"},
+    {"TransportCase", "mcio_transport", "RMA"},
+    {"TransportEmpty", "mcio_transport", ""},
+    {"SlowCallNegative", "mcio_slow_call_seconds", "-1"},
+    {"SlowCallGarbage", "mcio_slow_call_seconds", "1s"},
+    {"SlowCallNan", "mcio_slow_call_seconds", "nan"},
+    {"SlowCallInf", "mcio_slow_call_seconds", "inf"},
+    {"SlowCallTooLong", "mcio_slow_call_seconds", "3601"},
+    {"SlowByteEmpty", "mcio_slow_byte_seconds", ""},
+    {"SlowByteHuge", "mcio_slow_byte_seconds", "1e300"},
     {"UnknownMcioKey", "mcio_bogus", "xyz"},
     {"UnknownMcioKeyNamedLikeRomios", "mcio_cb_nodes", "4"},
 };
@@ -384,14 +400,17 @@ TEST(Hints, GetDefaults)
                              {"mcio_placement", "spread"},   {"mcio_socket_rule", "none"},
                              {"mcio_topology_file", ""},     {"mcio_nah", "4"},
                              {"mcio_msgind", "33554432"},    {"mcio_msggroup", "1073741824"},
-                             {"mcio_memmin", "1048576"},     {"mcio_node_memory", "0"}};
+                             {"mcio_memmin", "1048576"},     {"mcio_node_memory", "0"},
+                             {"mcio_pipeline_depth", "1"},   {"mcio_subbuffer_size", "0"},
+                             {"mcio_transport", "p2p"},      {"mcio_slow_call_seconds", "0"},
+                             {"mcio_slow_byte_seconds", "0"}};
     char key[64], value[64];
-    for (int i = 0; i < 16; i++) {
+    for (int i = 0; i < 21; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 16, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 21, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -415,6 +434,11 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_msggroup", "64m", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_memmin", "4k", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_node_memory", "1g", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_pipeline_depth", "4", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_subbuffer_size", "1m", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_transport", "rma", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_slow_call_seconds", "0.25", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_slow_byte_seconds", "1e-9", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
                              {"romio_cb_read", "disable"},  {"mcio_strategy", "memory"},
@@ -422,17 +446,20 @@ TEST(Hints, GetSetRoundTrip)
                              {"mcio_placement", "topology"}, {"mcio_socket_rule", "distributed"},
                              {"mcio_topology_file", "net.txt"}, {"mcio_nah", "2"},
                              {"mcio_msgind", "8388608"},    {"mcio_msggroup", "67108864"},
-                             {"mcio_memmin", "4096"},       {"mcio_node_memory", "1073741824"}};
+                             {"mcio_memmin", "4096"},       {"mcio_node_memory", "1073741824"},
+                             {"mcio_pipeline_depth", "4"},  {"mcio_subbuffer_size", "1048576"},
+                             {"mcio_transport", "rma"},     {"mcio_slow_call_seconds", "0.25"},
+                             {"mcio_slow_byte_seconds", "1.0000000000000001e-09"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 16);
+        ASSERT_LT(i, 21);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 16);
+    EXPECT_EQ(i, 21);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 

@@ -1,0 +1,535 @@
+/*
+ * Pipelined aggregation: the exchange of one sub-buffer overlaps the file access of others.
+ *
+ * Sehrish, Son, Liao, Choudhary, Schuchardt, "Improving Collective I/O Performance by
+ * Pipelining Request Aggregation and File Access" (shared/seeds/003, Fig. 2): the collective
+ * buffer is cut into sub-buffers of the stripe size; the exchange of the next sub-buffers
+ * proceeds while the current one is written, and a sub-buffer is reused only once its write is
+ * complete. TAPIOCA, topology-aware aggregation with pipelined buffers (shared/seeds/004,
+ * section 4.3 and Algorithm 1): the same with one-sided MPI_Put into the aggregators' windows,
+ * two buffers each, one fence per round, buffers in multiples of the file system's block size.
+ *
+ * Design. The plan's rounds are already sub-buffers (mcio_fdplan_subdivide, pure, so every
+ * planner gets pipelining), and round k lives in sub-buffer k mod slots of the aggregator.
+ * The exchange of a round is the classic one. What changes is who touches the file: for the
+ * duration of the call each aggregator runs an I/O thread that prepares sub-buffers (reads
+ * them; for a write with small holes, reads the span for read-modify-write) and flushes them
+ * (writes the runs someone asked for), while the main thread, the only one calling MPI,
+ * exchanges the next rounds. Ranks blocked in pwrite do not progress MPI messages in ordinary
+ * MPI libraries; a thread does not need them to.
+ *
+ *   write:  prepare(k) -> exchange(k) -> flush(k) -> sub-buffer free for round k + slots
+ *   read:   prepare(k) -> exchange(k)             -> sub-buffer free for round k + slots
+ *
+ * The main thread waits only for prepare(k), and the I/O thread only for the main thread's
+ * exchanges: no cycle, and no MPI call waits on a file access, so no rank hangs on another's
+ * I/O. With two or more sub-buffers, the exchange of round k runs while round k - 1 is written.
+ *
+ * Transports (mcio_transport): p2p, two-sided, per round nonblocking sends and receives with
+ * derived datatypes and one Waitall (as mcio_rounds.c); rma, one-sided, each rank puts (gets)
+ * its pieces straight into (from) the aggregators' sub-buffers through an MPI_Win over the
+ * collective buffers, with origin and target derived datatypes, synchronised by MPI_Win_fence
+ * only (MPI-3 active target, which both MPICH and Open MPI support). One fence per round when
+ * every busy aggregator has two sub-buffers or more (TAPIOCA's double buffering: the fence
+ * that closes round k - 1 opens round k), two otherwise. A fence opens round k only once
+ * sub-buffer k mod slots is free, and MPI libraries that move the data of puts inside the
+ * closing fence (as measured here) then leave the flush of round k - 2 nothing to overlap with
+ * at depth 2: the one-sided transport needs depth 3 or more to overlap there.
+ *
+ * Thread level: with the posix, slow and null backends the I/O thread calls no MPI (the MPI
+ * standard asks for MPI_THREAD_FUNNELED for a process with other threads; MPICH and Open MPI
+ * run them at any level). The mpiio backend calls MPI_File_write_at: its file access goes to
+ * the thread only when MPI_Query_thread reports MPI_THREAD_MULTIPLE; otherwise the main thread
+ * does it itself between exchanges, correctly but without overlap (t_overlap is then 0).
+ *
+ * Errors: a failed file access stops file access on that rank; its exchanges go on to the
+ * end, so every message and epoch completes, and the caller's agreement gives every rank the
+ * status.
+ *
+ * Glossary (and mcio_plan.h):
+ *   aggregator         the rank that gathers a file domain's data and accesses the file for it
+ *   file domain        the contiguous part of the file one aggregator handles
+ *   collective buffer  an aggregator's memory budget (cb_buffer_size), cut into sub-buffers
+ *   sub-buffer         a slice of the collective buffer holding one round; `slots` in flight
+ *   round              one sub-buffer's worth of a domain, exchanged then written (or read
+ *                      then exchanged)
+ *   prepare, flush     the I/O thread's tasks on a sub-buffer: fill it from the file before the
+ *                      exchange, write it out after
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mcio_engine.h"
+
+#define PIECE_ADDR(base, mem) ((char *)((uintptr_t)(base) + (uintptr_t)(mem)))
+
+/* What a pipelined plan keeps between calls. */
+struct mcio_pipe {
+    int64_t *run_first; /* [my rounds + 1]: round k's runs are plan->runs[run_first[k] ..) */
+    MPI_Aint *tdispls;  /* [largest group]: target displacements of an rma group */
+    MPI_Win win;        /* rma: the collective buffers of all aggregators; else MPI_WIN_NULL */
+    int one_fence;      /* rma: every busy aggregator has two sub-buffers or more */
+};
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The sub-buffer size of domain d: its round, or its whole data when that is smaller. */
+static int64_t subbuffer_of(const mcio_fdplan *fd, int d)
+{
+    int64_t span = fd->win_end[d] - fd->win_start[d];
+    return span < fd->window[d] ? span : fd->window[d];
+}
+
+int mcio_pipeline_prepare(mcio_plan p)
+{
+    const mcio_fdplan *fd = &p->fd;
+    struct mcio_pipe *pp = calloc(1, sizeof *pp);
+    if (!pp)
+        return MCIO_ERR_NOMEM;
+    p->pipe = pp;
+    pp->win = MPI_WIN_NULL;
+    int64_t maxg = 1, nrounds = p->my_domain >= 0 ? fd->rounds[p->my_domain] : 0;
+    for (int64_t g = 0; g < p->send.ngroups; g++)
+        if (p->send.first[g + 1] - p->send.first[g] > maxg)
+            maxg = p->send.first[g + 1] - p->send.first[g];
+    pp->tdispls = malloc((size_t)maxg * sizeof(MPI_Aint));
+    pp->run_first = malloc(((size_t)nrounds + 1) * sizeof(int64_t));
+    if (!pp->tdispls || !pp->run_first)
+        return MCIO_ERR_NOMEM; /* the caller frees what was taken */
+    /* The runs of every round of my domain, once: the I/O thread reads them, nobody writes. */
+    int64_t at = 0, g = 0;
+    for (int64_t k = 0; k < nrounds; k++) {
+        int64_t g1 = g;
+        while (g1 < p->recv.ngroups && p->recv.round[g1] == k)
+            g1++;
+        pp->run_first[k] = at;
+        if (g1 > g)
+            at += mcio_schedule_runs(&p->recv, g, g1, p->runs + at);
+        g = g1;
+    }
+    pp->run_first[nrounds] = at;
+    pp->one_fence = 1;
+    for (int d = 0; d < fd->ndomains; d++)
+        if (fd->rounds[d] > 1 && p->slots && p->slots[d] < 2)
+            pp->one_fence = 0;
+    if (!p->slots)
+        pp->one_fence = fd->max_rounds <= 1;
+    return MCIO_SUCCESS;
+}
+
+int mcio_pipeline_open_window(mcio_plan p, char detail[MCIO_DETAIL_LEN])
+{
+    MPI_Info info;
+    PMPI_Info_create(&info);
+    PMPI_Info_set(info, "no_locks", "true"); /* fences only: lets the library skip lock support */
+    int rc = PMPI_Win_create(p->cbuf ? p->cbuf : (void *)p->pipe, p->cbuf ? p->cbuf_len : 0, 1,
+                             info, p->fh->comm, &p->pipe->win);
+    PMPI_Info_free(&info);
+    int st = rc == MPI_SUCCESS ? MCIO_SUCCESS : MCIO_ERR_MPI;
+    if (st != MCIO_SUCCESS) {
+        p->pipe->win = MPI_WIN_NULL;
+        snprintf(detail, MCIO_DETAIL_LEN, "MPI_Win_create of the collective buffers failed");
+    }
+    st = mcio_engine_agree(p->fh->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS && p->pipe->win != MPI_WIN_NULL)
+        PMPI_Win_free(&p->pipe->win);
+    return st;
+}
+
+void mcio_pipeline_free(mcio_plan p)
+{
+    struct mcio_pipe *pp = p->pipe;
+    if (!pp)
+        return;
+    if (pp->win != MPI_WIN_NULL)
+        PMPI_Win_free(&pp->win);
+    free(pp->run_first);
+    free(pp->tdispls);
+    free(pp);
+    p->pipe = NULL;
+}
+
+/* --- the I/O side: sub-buffers prepared and flushed, by the I/O thread or inline --- */
+
+typedef struct pipe_io {
+    mcio_plan p;
+    int write;
+    int threaded;
+    int64_t nrounds; /* rounds of my domain (0 on a rank that aggregates nothing) */
+    int slots;
+    int64_t subbuf;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    /* Progress, in rounds; guarded by mu when threaded. */
+    int64_t prepared, released, flushed;
+    int stop;
+    /* Written by whoever does the file access; read by the main thread after the join. */
+    int status;
+    char detail[MCIO_DETAIL_LEN];
+    int64_t io_ns;
+} pipe_io;
+
+static char *slot_of(const pipe_io *io, int64_t k)
+{
+    return io->p->cbuf + (k % io->slots) * io->subbuf;
+}
+
+/* The next task: prepare the next round whose sub-buffer is free (the main thread may be
+ * waiting for it), else flush the oldest exchanged round. Returns 0 when there is none yet. */
+static int next_task(const pipe_io *io, int *flush, int64_t *round)
+{
+    int64_t freed = io->write ? io->flushed : io->released;
+    if (io->prepared < io->nrounds && io->prepared < freed + io->slots) {
+        *flush = 0;
+        *round = io->prepared;
+        return 1;
+    }
+    if (io->write && io->flushed < io->released) {
+        *flush = 1;
+        *round = io->flushed;
+        return 1;
+    }
+    return 0;
+}
+
+/* Prepare or flush round k of my domain. Touches only the file and sub-buffer k mod slots. */
+static void do_task(pipe_io *io, int flush, int64_t k)
+{
+    mcio_plan p = io->p;
+    mcio_file fh = p->fh;
+    if (io->status != MCIO_SUCCESS)
+        return; /* after a failure, no more file access; the exchange still completes */
+    const mcio_piece *runs = p->runs + p->pipe->run_first[k];
+    int64_t n = p->pipe->run_first[k + 1] - p->pipe->run_first[k];
+    if (n == 0)
+        return;
+    int span = mcio_round_use_span(runs, n) && (!io->write || fh->can_read);
+    if (!flush && io->write && !(span && n > 1))
+        return; /* a write needs the old bytes only to fill holes it writes back */
+    char *slot = slot_of(io, k);
+    int64_t span_len = runs[n - 1].mem + runs[n - 1].len - runs[0].mem;
+    int64_t t0 = now_ns();
+    int st = MCIO_SUCCESS;
+    if (flush) {
+        if (span)
+            st = mcio_io_write_full(fh->io, fh->io_state, slot + runs[0].mem, span_len,
+                                    runs[0].off, fh->path, io->detail);
+        for (int64_t i = 0; !span && i < n && st == MCIO_SUCCESS; i++)
+            st = mcio_io_write_full(fh->io, fh->io_state, slot + runs[i].mem, runs[i].len,
+                                    runs[i].off, fh->path, io->detail);
+    } else {
+        if (span)
+            st = mcio_io_read_full(fh->io, fh->io_state, slot + runs[0].mem, span_len, runs[0].off,
+                                   fh->path, io->detail);
+        for (int64_t i = 0; !span && i < n && st == MCIO_SUCCESS; i++)
+            st = mcio_io_read_full(fh->io, fh->io_state, slot + runs[i].mem, runs[i].len,
+                                   runs[i].off, fh->path, io->detail);
+    }
+    io->io_ns += now_ns() - t0;
+    io->status = st;
+}
+
+static void advance(pipe_io *io, int flush)
+{
+    if (flush)
+        io->flushed++;
+    else
+        io->prepared++;
+}
+
+static void *io_thread(void *arg)
+{
+    pipe_io *io = arg;
+    int flush;
+    int64_t k;
+    pthread_mutex_lock(&io->mu);
+    for (;;) {
+        if (next_task(io, &flush, &k)) {
+            pthread_mutex_unlock(&io->mu);
+            do_task(io, flush, k);
+            pthread_mutex_lock(&io->mu);
+            advance(io, flush);
+            pthread_cond_broadcast(&io->cv);
+        } else if (io->stop) {
+            break;
+        } else {
+            pthread_cond_wait(&io->cv, &io->mu);
+        }
+    }
+    pthread_mutex_unlock(&io->mu);
+    return NULL;
+}
+
+/* Inline (no thread): run the next task, if any. Returns 0 when there was none. */
+static int step_inline(pipe_io *io)
+{
+    int flush;
+    int64_t k;
+    if (!next_task(io, &flush, &k))
+        return 0;
+    do_task(io, flush, k);
+    advance(io, flush);
+    return 1;
+}
+
+/* Main thread: wait until round k is prepared (its sub-buffer free and filled). */
+static void wait_prepared(pipe_io *io, int64_t k, int64_t *wait_ns)
+{
+    int64_t t0 = now_ns();
+    if (io->threaded) {
+        pthread_mutex_lock(&io->mu);
+        while (io->prepared <= k)
+            pthread_cond_wait(&io->cv, &io->mu);
+        pthread_mutex_unlock(&io->mu);
+    } else {
+        while (io->prepared <= k && step_inline(io))
+            ;
+    }
+    *wait_ns += now_ns() - t0;
+}
+
+/* Main thread: round k is exchanged; its sub-buffer goes to be flushed (writes) or is free. */
+static void release(pipe_io *io, int64_t k)
+{
+    if (io->threaded) {
+        pthread_mutex_lock(&io->mu);
+        io->released = k + 1;
+        pthread_cond_broadcast(&io->cv);
+        pthread_mutex_unlock(&io->mu);
+    } else {
+        io->released = k + 1;
+    }
+}
+
+/* Main thread: start the I/O thread when the backend and the MPI thread level allow one. */
+static void io_start(pipe_io *io)
+{
+    mcio_file fh = io->p->fh;
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    io->threaded = 0;
+    if (io->nrounds == 0 || (fh->io->calls_mpi && level != MPI_THREAD_MULTIPLE))
+        return;
+    if (pthread_mutex_init(&io->mu, NULL) != 0)
+        return;
+    if (pthread_cond_init(&io->cv, NULL) != 0) {
+        pthread_mutex_destroy(&io->mu);
+        return;
+    }
+    if (pthread_create(&io->thread, NULL, io_thread, io) != 0) {
+        pthread_cond_destroy(&io->cv);
+        pthread_mutex_destroy(&io->mu);
+        return; /* no thread: the main thread does the file access itself */
+    }
+    io->threaded = 1;
+}
+
+/* Main thread: wait for the last flushes, stop the thread. */
+static void io_finish(pipe_io *io, int64_t *wait_ns)
+{
+    int64_t t0 = now_ns();
+    if (io->threaded) {
+        pthread_mutex_lock(&io->mu);
+        while (io->write && io->flushed < io->released)
+            pthread_cond_wait(&io->cv, &io->mu);
+        io->stop = 1;
+        pthread_cond_broadcast(&io->cv);
+        pthread_mutex_unlock(&io->mu);
+        pthread_join(io->thread, NULL);
+        pthread_cond_destroy(&io->cv);
+        pthread_mutex_destroy(&io->mu);
+    } else {
+        while (step_inline(io))
+            ;
+    }
+    *wait_ns += now_ns() - t0;
+}
+
+/* --- the exchange: two-sided --- */
+
+static int64_t exchange_p2p(mcio_plan p, pipe_io *io, int write, char *base, int64_t *wait_ns)
+{
+    mcio_file fh = p->fh;
+    const mcio_fdplan *fd = &p->fd;
+    int64_t t_exch = 0, gs = 0, gr = 0;
+    for (int k = 0; k < fd->max_rounds; k++) {
+        int64_t gs1 = gs, gr1 = gr;
+        while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
+            gs1++;
+        while (gr1 < p->recv.ngroups && p->recv.round[gr1] == k)
+            gr1++;
+        int mine = k < io->nrounds;
+        if (mine)
+            wait_prepared(io, k, wait_ns);
+        char *slot = mine ? slot_of(io, k) : NULL;
+        int64_t t = now_ns();
+        int nreq = 0;
+        for (int64_t g = gr; g < gr1; g++)
+            if (p->recv.peer[g] != fh->rank) /* my own pieces are copied below */
+                mcio_exchange_post_group(p, &p->recv, g, slot, p->recv.peer[g], !write, &nreq);
+        for (int64_t g = gs; g < gs1; g++) {
+            int dom = p->send.peer[g], agg = fd->agg_rank[dom];
+            if (agg != fh->rank) {
+                mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq);
+                continue;
+            }
+            int64_t w0 = fd->win_start[dom] + (int64_t)k * fd->window[dom];
+            for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
+                const mcio_piece *pc = &p->send.pieces[i];
+                if (write)
+                    memcpy(slot + (pc->off - w0), PIECE_ADDR(base, pc->mem), (size_t)pc->len);
+                else
+                    memcpy(PIECE_ADDR(base, pc->mem), slot + (pc->off - w0), (size_t)pc->len);
+            }
+        }
+        PMPI_Waitall(nreq, p->reqs, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < nreq; i++)
+            if (p->types[i] != MPI_BYTE)
+                PMPI_Type_free(&p->types[i]);
+        t_exch += now_ns() - t;
+        if (mine)
+            release(io, k);
+        gs = gs1;
+        gr = gr1;
+    }
+    return t_exch;
+}
+
+/* --- the exchange: one-sided --- */
+
+/* Put (write) or get (read) this rank's pieces of round k, groups [gs, gs1), into or from the
+ * aggregators' sub-buffers; my own domain's pieces are copied. Inside an epoch. */
+static void access_rma(mcio_plan p, int64_t gs, int64_t gs1, int k, int write, char *base)
+{
+    mcio_file fh = p->fh;
+    const mcio_fdplan *fd = &p->fd;
+    MPI_Win win = p->pipe->win;
+    for (int64_t g = gs; g < gs1; g++) {
+        int dom = p->send.peer[g], agg = fd->agg_rank[dom];
+        int64_t w0 = fd->win_start[dom] + (int64_t)k * fd->window[dom];
+        int slots = p->slots ? p->slots[dom] : 1;
+        int64_t slot = (int64_t)(k % slots) * subbuffer_of(fd, dom);
+        const mcio_piece *pc = &p->send.pieces[p->send.first[g]];
+        int64_t n = p->send.first[g + 1] - p->send.first[g];
+        if (agg == fh->rank) {
+            for (int64_t i = 0; i < n; i++) {
+                char *at = p->cbuf + slot + (pc[i].off - w0);
+                if (write)
+                    memcpy(at, PIECE_ADDR(base, pc[i].mem), (size_t)pc[i].len);
+                else
+                    memcpy(PIECE_ADDR(base, pc[i].mem), at, (size_t)pc[i].len);
+            }
+            continue;
+        }
+        if (n == 1) {
+            int len = (int)pc[0].len;
+            if (write)
+                PMPI_Put(PIECE_ADDR(base, pc[0].mem), len, MPI_BYTE, agg,
+                         (MPI_Aint)(slot + pc[0].off - w0), len, MPI_BYTE, win);
+            else
+                PMPI_Get(PIECE_ADDR(base, pc[0].mem), len, MPI_BYTE, agg,
+                         (MPI_Aint)(slot + pc[0].off - w0), len, MPI_BYTE, win);
+            continue;
+        }
+        MPI_Datatype origin, target;
+        for (int64_t i = 0; i < n; i++) {
+            p->blocklens[i] = (int)pc[i].len;
+            p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
+            p->pipe->tdispls[i] = (MPI_Aint)(slot + pc[i].off - w0);
+        }
+        PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, &origin);
+        PMPI_Type_create_hindexed((int)n, p->blocklens, p->pipe->tdispls, MPI_BYTE, &target);
+        PMPI_Type_commit(&origin);
+        PMPI_Type_commit(&target);
+        if (write)
+            PMPI_Put(MPI_BOTTOM, 1, origin, agg, 0, 1, target, win);
+        else
+            PMPI_Get(MPI_BOTTOM, 1, origin, agg, 0, 1, target, win);
+        PMPI_Type_free(&origin); /* the operation keeps what it needs until the fence */
+        PMPI_Type_free(&target);
+    }
+}
+
+static int64_t exchange_rma(mcio_plan p, pipe_io *io, int write, char *base, int64_t *wait_ns)
+{
+    const mcio_fdplan *fd = &p->fd;
+    MPI_Win win = p->pipe->win;
+    int R = fd->max_rounds;
+    int64_t t_exch = 0, gs = 0;
+    if (R == 0)
+        return 0;
+    if (p->pipe->one_fence) {
+        /* The fence of iteration k closes round k - 1 and opens round k (TAPIOCA). */
+        for (int k = 0; k <= R; k++) {
+            if (k < R && k < io->nrounds)
+                wait_prepared(io, k, wait_ns);
+            int64_t t = now_ns();
+            PMPI_Win_fence(0, win);
+            if (k > 0 && k - 1 < io->nrounds)
+                release(io, k - 1);
+            if (k < R) {
+                int64_t gs1 = gs;
+                while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
+                    gs1++;
+                access_rma(p, gs, gs1, k, write, base);
+                gs = gs1;
+            }
+            t_exch += now_ns() - t;
+        }
+        return t_exch;
+    }
+    /* A single sub-buffer somewhere: it must be flushed (or scattered) before it is refilled. */
+    for (int k = 0; k < R; k++) {
+        if (k < io->nrounds)
+            wait_prepared(io, k, wait_ns);
+        int64_t t = now_ns(), gs1 = gs;
+        while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
+            gs1++;
+        PMPI_Win_fence(0, win);
+        access_rma(p, gs, gs1, k, write, base);
+        PMPI_Win_fence(0, win);
+        gs = gs1;
+        t_exch += now_ns() - t;
+        if (k < io->nrounds)
+            release(io, k);
+    }
+    return t_exch;
+}
+
+static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *times,
+                        char detail[MCIO_DETAIL_LEN])
+{
+    const mcio_fdplan *fd = &p->fd;
+    pipe_io io = {.p = p, .write = write, .status = MCIO_SUCCESS};
+    if (p->my_domain >= 0) {
+        io.nrounds = fd->rounds[p->my_domain];
+        io.slots = p->slots ? p->slots[p->my_domain] : 1;
+        io.subbuf = subbuffer_of(fd, p->my_domain);
+    }
+    io_start(&io);
+    int64_t wait_ns = 0, exch_ns;
+    if (p->pipe->win != MPI_WIN_NULL)
+        exch_ns = exchange_rma(p, &io, write, base, &wait_ns);
+    else
+        exch_ns = exchange_p2p(p, &io, write, base, &wait_ns);
+    io_finish(&io, &wait_ns);
+    if (io.status != MCIO_SUCCESS)
+        snprintf(detail, MCIO_DETAIL_LEN, "%s", io.detail);
+    int64_t hidden = io.io_ns - wait_ns;
+    *times = (mcio_exec_times){.exchange = exch_ns,
+                               .io = io.io_ns,
+                               .wait = wait_ns,
+                               .overlap = io.threaded && hidden > 0 ? hidden : 0};
+    return io.status;
+}
+
+const mcio_executor mcio_exec_pipeline = {.name = "pipeline", .run = pipeline_run};
