@@ -33,6 +33,7 @@
 #include <mpi.h>
 
 #include "mcio.h"
+#include "splitmix64.h"
 
 #define MIB (1024.0 * 1024.0)
 #define MAX_PATTERNS 32
@@ -144,14 +145,6 @@ static int parse_bytes(const char *s, int64_t *out)
 }
 
 /* ---- Patterns: each rank's extents, computed identically by every rank from the options ---- */
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* Generators emit in increasing offset order (the native file view needs monotone
  * displacements); touching extents are merged so both engines see the same, shortest list. */

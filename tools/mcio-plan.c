@@ -20,6 +20,7 @@
 #include "mcio_hints.h"
 #include "mcio_memory.h"
 #include "mcio_plan.h"
+#include "splitmix64.h"
 
 #define HACC_PARTICLE 38 /* as mcio-bench: 7 float32, int64 id, uint16 mask */
 #define COLL_PERF_ELEM 4
@@ -122,14 +123,6 @@ static int parse(int argc, char **argv, opts *o)
 }
 
 /* ---- The patterns' summaries, in closed form ---- */
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 /* A balanced 3-D grid as MPI_Dims_create makes it (prime factors, largest first, each to the
  * smallest dimension; then non-increasing). */

@@ -27,20 +27,6 @@ static const char *mesh_text = "# 4 x 4 mesh, I/O node at the far corner\n"
                                "latency 1e-6\n"
                                "bandwidth 1e9\n";
 
-static void write_text(const char *path, const char *text)
-{
-    int ok = 1;
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (mt.rank == 0) {
-        FILE *f = fopen(path, "w");
-        ok = f && fputs(text, f) >= 0;
-        if (f && fclose(f) != 0)
-            ok = 0;
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    CHECKF(ok, "cannot write %s", path);
-}
-
 static int env_int(const char *name)
 {
     const char *v = getenv(name);
@@ -191,7 +177,7 @@ static void bad_file(const char *topo_path, const char *text, const char *want)
     mt.ctx = want;
     mt_path(path, sizeof path, "badtopo");
     if (text)
-        write_text(topo_path, text);
+        mt_write_text(topo_path, text);
     MPI_Info info = mt_info("mcio_topology_file", topo_path, "mcio_placement", "topology", NULL);
     mcio_file fh = MCIO_FILE_NULL;
     int st = mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
@@ -237,7 +223,7 @@ int main(int argc, char **argv)
     char topo_path[600], base[512];
     mt_path(base, sizeof base, "topology");
     snprintf(topo_path, sizeof topo_path, "%s.txt", base);
-    write_text(topo_path, mesh_text);
+    mt_write_text(topo_path, mesh_text);
     for (int p = MCIO_PLACE_SPREAD; p < MCIO_PLACE_COUNT; p++)
         for (int rule = MCIO_SOCKET_NONE; rule < MCIO_SOCKET_COUNT; rule++)
             scenario(topo_path, p, rule, 0);

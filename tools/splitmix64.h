@@ -1,0 +1,18 @@
+/*
+ * splitmix64 (Steele, Lea, Flood 2014): the seeded generator of mcio-bench's random layouts and
+ * data, shared with mcio-plan so that both draw the same random pattern from the same seed.
+ */
+#ifndef MCIO_SPLITMIX64_H
+#define MCIO_SPLITMIX64_H
+
+#include <stdint.h>
+
+static inline uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+#endif
