@@ -16,7 +16,7 @@ mpich=$("$root/scripts/build.sh" mpich)
 out="$root/out"
 mkdir -p "$out"
 reps=${MCIO_BENCH_REPS:-11}
-common=(--pattern ior,coll_perf,hacc-aos --reps "$reps" --hint cb_buffer_size=16777216
+common=(--pattern ior,coll_perf,hacc-aos --engine all --reps "$reps" --hint cb_buffer_size=16777216
         --dir "${MCIO_BENCH_DIR:-/tmp}")
 for io in ompio romio321; do
   echo "bench-core: Open MPI, 8 ranks, native = $io" >&2

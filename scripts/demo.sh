@@ -14,7 +14,7 @@ dir=$("$root/scripts/build.sh" openmpi)
 out="$root/out"
 mkdir -p "$out"
 ranks=${MCIO_DEMO_RANKS:-8}
-common=(--pattern ior,coll_perf,hacc-aos --size "${MCIO_DEMO_SIZE:-16m}" --reps "${MCIO_DEMO_REPS:-5}"
+common=(--pattern ior,coll_perf,hacc-aos --engine all --size "${MCIO_DEMO_SIZE:-16m}" --reps "${MCIO_DEMO_REPS:-5}"
         --hint cb_buffer_size=16777216 --dir "${MCIO_DEMO_DIR:-/tmp}")
 for io in ompio romio321; do
   echo "demo: $ranks ranks, Open MPI with native = $io" >&2
@@ -24,5 +24,6 @@ done
 /usr/bin/python3 "$root/tools/mcio-plot.py" "$out/demo.png" "$out/demo-ompio.json" \
   "$out/demo-romio321.json" >&2
 echo "demo: JSON in $out/demo-ompio.json and $out/demo-romio321.json, figure in $out/demo.png" >&2
-echo "demo: w/native and r/native are mcio's bandwidth over native's, medians of the same run" >&2
+echo "demo: w/native and r/native are mcio's bandwidth over native's, w/limit and r/limit each" >&2
+echo "demo: engine's fraction of the file system's bound (limit: one pwrite/pread per rank)" >&2
 cat "$out/demo-ompio.txt" "$out/demo-romio321.txt"

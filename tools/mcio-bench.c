@@ -48,7 +48,7 @@ typedef struct opts {
     int pattern[MAX_PATTERNS], npatterns;
     int64_t size, transfer, random_max;
     uint64_t seed;
-    int use[2]; /* engines[i] chosen: native, mcio */
+    int use[3]; /* engines[i] chosen: native, mcio, limit */
     int persistent, keep, reps;
     const char *dir, *json;
     int nhints;
@@ -92,7 +92,9 @@ static const char usage[] =
     "  --transfer N     ior transfer size (default 256k, or --size if smaller)\n"
     "  --random-max N   random, tapioca: the most bytes a rank gets (default 2m)\n"
     "  --seed N         seed of the random pattern and of the data (default 1)\n"
-    "  --engine E       native, mcio or both (default both)\n"
+    "  --engine LIST    native, mcio, limit (each rank's bytes as one contiguous pwrite /\n"
+    "                   pread, ranks back to back: the file system's bound), both (native,mcio;\n"
+    "                   the default) or all; w/limit, r/limit are each engine's fraction of it\n"
     "  --persistent     mcio: mcio_plan_create once per case (not timed), then\n"
     "                   mcio_plan_write / mcio_plan_read\n"
     "  --hint KEY=VAL   an MPI_Info hint, repeatable; mcio_* keys go to mcio only\n"
@@ -336,10 +338,18 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
         } else if (!strcmp(arg, "--json")) {
             o->json = val;
         } else if (!strcmp(arg, "--engine")) {
-            o->use[0] = !strcmp(val, "native") || !strcmp(val, "both");
-            o->use[1] = !strcmp(val, "mcio") || !strcmp(val, "both");
-            if (!o->use[0] && !o->use[1])
-                return bad(msg, msglen, "--engine: '%s' is not native, mcio or both", val);
+            o->use[0] = o->use[1] = o->use[2] = 0;
+            for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
+                int all = !strcmp(t, "all"), both = all || !strcmp(t, "both");
+                if (!both && strcmp(t, "native") && strcmp(t, "mcio") && strcmp(t, "limit"))
+                    return bad(msg, msglen,
+                               "--engine: '%s' is not native, mcio, limit, both or all", t);
+                o->use[0] |= both || !strcmp(t, "native");
+                o->use[1] |= both || !strcmp(t, "mcio");
+                o->use[2] |= all || !strcmp(t, "limit");
+            }
+            if (!o->use[0] && !o->use[1] && !o->use[2])
+                return bad(msg, msglen, "--engine: the list is empty");
         } else if (!strcmp(arg, "--strategies")) {
             o->nstrategies = 0;
             for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
@@ -478,6 +488,7 @@ static int pread_extents(const char *path, const layout *l, unsigned char *buf, 
 
 typedef struct bench_file {
     const layout *l;
+    int fd; /* limit: the file's descriptor */
     int persistent;
     MPI_File mf;
     MPI_Datatype ftype;
@@ -594,11 +605,61 @@ static int engine_mcio_close(bench_file *f)
     return engine_mcio_status(f, "mcio_file_close", rc);
 }
 
+/*
+ * limit: what the file system gives for the same bytes without any collective I/O: each rank
+ * moves its bytes as one contiguous pwrite / pread, the ranks' blocks back to back (its case
+ * gets that contiguous layout, so the data and its checks follow the blocks). The bound any
+ * collective implementation is measured against.
+ */
+static int engine_limit_open(bench_file *f, const char *path, MPI_Info info)
+{
+    (void)info;
+    int rank, err = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 && (f->fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644)) < 0)
+        err = errno;
+    MPI_Bcast(&err, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank != 0 && !err && (f->fd = open(path, O_RDWR)) < 0)
+        err = errno;
+    if (err)
+        snprintf(f->err, sizeof f->err, "limit: open %s: %s", path, strerror(err));
+    return err != 0;
+}
+
+static int engine_limit_io(bench_file *f, int write, void *buf)
+{
+    const layout *l = f->l;
+    char *p = buf;
+    for (int64_t done = 0, len = l->bytes; done < len;) {
+        ssize_t n = write ? pwrite(f->fd, p + done, (size_t)(len - done), (off_t)(l->off[0] + done))
+                          : pread(f->fd, p + done, (size_t)(len - done), (off_t)(l->off[0] + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            snprintf(f->err, sizeof f->err, "limit: %s: %s", write ? "pwrite" : "pread",
+                     n < 0 ? strerror(errno) : "end of file");
+            return 1;
+        }
+        done += n;
+    }
+    return 0;
+}
+
+static int engine_limit_close(bench_file *f)
+{
+    if (close(f->fd) == 0)
+        return 0;
+    snprintf(f->err, sizeof f->err, "limit: close: %s", strerror(errno));
+    return 1;
+}
+
 static const engine engines[] = {
     {.name = "native", .mcio_hints = 0, .open = engine_native_open, .io = engine_native_io,
      .stats = NULL, .close = engine_native_close},
     {.name = "mcio", .mcio_hints = 1, .open = engine_mcio_open, .io = engine_mcio_io,
      .stats = engine_mcio_stats, .close = engine_mcio_close},
+    {.name = "limit", .mcio_hints = 0, .open = engine_limit_open, .io = engine_limit_io,
+     .stats = NULL, .close = engine_limit_close},
 };
 
 /* ---- Running a case ---- */
@@ -736,18 +797,23 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     int64_t mine[2] = {l->bytes, l->n}, total[2];
     MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    bench_case cs[1 + MAX_STRATEGIES];
-    /* native, then mcio once, or once per strategy of --strategies */
+    bench_case cs[2 + MAX_STRATEGIES];
+    /* The limit's layout: this rank's bytes as one block, the ranks' blocks back to back. */
+    int64_t before = 0;
+    MPI_Exscan(&l->bytes, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    layout contig = {0};
+    layout_push(&contig, rank == 0 ? 0 : before, l->bytes);
+    /* native, then mcio once, or once per strategy of --strategies, then the limit */
     int ns = o->nstrategies > 0 ? o->nstrategies : 1;
-    for (int k = 0; k < 1 + ns; k++) {
-        int e = k == 0 ? 0 : 1;
+    for (int k = 0; k < 2 + ns; k++) {
+        int e = k == 0 ? 0 : k <= ns ? 1 : 2;
         if (!o->use[e])
             continue;
         bench_case *c = &cs[nc];
         *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
                           .strategy = e == 1 && o->nstrategies > 0 ? o->strategy[k - 1] : NULL,
-                          .f = {.l = l, .persistent = o->persistent, .mf = MPI_FILE_NULL,
-                                .ftype = MPI_DATATYPE_NULL}};
+                          .f = {.l = e == 2 ? &contig : l, .persistent = o->persistent,
+                                .mf = MPI_FILE_NULL, .ftype = MPI_DATATYPE_NULL, .fd = -1}};
         snprintf(c->path, sizeof c->path, "%s/mcio-bench.%ld.%d.%s.%s", o->dir, pid, c->idx,
                  pname, c->e->name);
         *c->r = (result){.pattern = pname, .eng = c->e, .strategy = c->strategy, .ranks = nprocs,
@@ -787,19 +853,22 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     }
     free(wbuf);
     free(rbuf);
+    layout_free(&contig);
     return nc;
 }
 
 /* ---- Output (rank 0) ---- */
 
 /* The engine's ratio to native for the same pattern in this invocation; 0 when there is none. */
-static double ratio(const result *res, int nres, const result *r, int w)
+/* r's median over that of engine `to` (native, or the limit) for the same pattern in this
+ * invocation; 0 when there is none, or r is that engine, or r is the limit itself. */
+static double ratio_to(const result *res, int nres, const result *r, int w, const engine *to)
 {
-    if (r->eng == &engines[0])
+    if (r->eng == to || r->eng == &engines[2])
         return 0;
     for (int i = 0; i < nres; i++)
-        if (res[i].eng == &engines[0] && !strcmp(res[i].pattern, r->pattern) &&
-            res[i].reps > 0 && res[i].median[w] > 0)
+        if (res[i].eng == to && !strcmp(res[i].pattern, r->pattern) && res[i].reps > 0 &&
+            res[i].median[w] > 0)
             return r->median[w] / res[i].median[w];
     return 0;
 }
@@ -816,7 +885,7 @@ static void fmt_bytes(char *out, size_t n, int64_t b)
 
 /* The columns not every record can fill, as text for the table (human) or the JSON, with
  * `none` where there is nothing to say: native keeps no statistics and has no ratio to itself. */
-enum { C_AGGS, C_ROUNDS, C_MAXBUF, C_RATIO_W, C_RATIO_R, NCELLS };
+enum { C_AGGS, C_ROUNDS, C_MAXBUF, C_RATIO_W, C_RATIO_R, C_LIMIT_W, C_LIMIT_R, NCELLS };
 typedef char cells[NCELLS][32];
 
 static void optional_cells(const result *res, int nres, const result *r, int human,
@@ -834,9 +903,12 @@ static void optional_cells(const result *res, int nres, const result *r, int hum
             snprintf(c[C_MAXBUF], sizeof c[C_MAXBUF], "%" PRId64, st->max_buffer_bytes);
     }
     for (int w = 0; w < 2; w++) {
-        double q = ratio(res, nres, r, w);
+        double q = ratio_to(res, nres, r, w, &engines[0]);
         if (q > 0)
             snprintf(c[C_RATIO_W + w], sizeof c[C_RATIO_W], human ? "%.2f" : "%.4f", q);
+        q = ratio_to(res, nres, r, w, &engines[2]);
+        if (q > 0)
+            snprintf(c[C_LIMIT_W + w], sizeof c[C_LIMIT_W], human ? "%.2f" : "%.4f", q);
     }
 }
 
@@ -860,18 +932,19 @@ static void print_table(const opts *o, const result *res, int nres, const char *
            native_io(libversion), o->reps, o->persistent ? ", persistent plans" : "");
     for (int h = 0; h < o->nhints; h++)
         printf("%s%s=%s", h ? " " : ", hints: ", o->hint_key[h], o->hint_val[h]);
-    printf("\n%-10s %-12s %5s %11s %12s %12s %8s %8s %5s %6s %10s  %s\n", "pattern", "engine",
-           "ranks", "bytes", "write MiB/s", "read MiB/s", "w/native", "r/native", "aggs", "rounds",
-           "max buffer", "verified");
+    printf("\n%-10s %-12s %5s %11s %12s %12s %8s %8s %7s %7s %5s %6s %10s  %s\n", "pattern",
+           "engine", "ranks", "bytes", "write MiB/s", "read MiB/s", "w/native", "r/native",
+           "w/limit", "r/limit", "aggs", "rounds", "max buffer", "verified");
     for (int i = 0; i < nres; i++) {
         const result *r = &res[i];
         char bytes[32];
         cells c;
         fmt_bytes(bytes, sizeof bytes, r->bytes);
         optional_cells(res, nres, r, 1, "-", c);
-        printf("%-10s %-12s %5d %11s %12.1f %12.1f %8s %8s %5s %6s %10s  %s\n", r->pattern,
-               r->label, r->ranks, bytes, r->median[0], r->median[1], c[C_RATIO_W],
-               c[C_RATIO_R], c[C_AGGS], c[C_ROUNDS], c[C_MAXBUF], r->verified ? "yes" : "NO");
+        printf("%-10s %-12s %5d %11s %12.1f %12.1f %8s %8s %7s %7s %5s %6s %10s  %s\n",
+               r->pattern, r->label, r->ranks, bytes, r->median[0], r->median[1], c[C_RATIO_W],
+               c[C_RATIO_R], c[C_LIMIT_W], c[C_LIMIT_R], c[C_AGGS], c[C_ROUNDS], c[C_MAXBUF],
+               r->verified ? "yes" : "NO");
     }
 }
 
@@ -935,9 +1008,10 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
         json_numbers(f, "write_reps", r->bw[0], r->reps);
         json_numbers(f, "read_reps", r->bw[1], r->reps);
         fprintf(f, ",\"verified\":%s,\"aggregators\":%s,\"rounds\":%s,\"max_buffer_bytes\":%s,"
-                "\"ratio_write_vs_native\":%s,\"ratio_read_vs_native\":%s,\"hints\":{",
+                "\"ratio_write_vs_native\":%s,\"ratio_read_vs_native\":%s,"
+                "\"fraction_of_limit_write\":%s,\"fraction_of_limit_read\":%s,\"hints\":{",
                 r->verified ? "true" : "false", c[C_AGGS], c[C_ROUNDS], c[C_MAXBUF],
-                c[C_RATIO_W], c[C_RATIO_R]);
+                c[C_RATIO_W], c[C_RATIO_R], c[C_LIMIT_W], c[C_LIMIT_R]);
         for (int h = 0, first = 1; h < o->nhints; h++) {
             if (!r->eng->mcio_hints && !strncmp(o->hint_key[h], "mcio_", 5))
                 continue; /* what make_info withheld from this engine */
@@ -984,7 +1058,8 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
 static int run_all(const opts *o, layout *lay, FILE *json)
 {
     int ns = o->nstrategies > 0 ? o->nstrategies : 1;
-    int rank, status = 0, nres = 0, ncases = o->npatterns * (o->use[0] + o->use[1] * ns), len = 0;
+    int rank, status = 0, nres = 0, len = 0;
+    int ncases = o->npatterns * (o->use[0] + o->use[1] * ns + o->use[2]);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     MPI_Get_library_version(libversion, &len);

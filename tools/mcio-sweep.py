@@ -16,6 +16,7 @@ A sweep is a small JSON description; every list is an axis and the cases are the
       "buffers": ["64m", "16m", "4m"],   # memory per aggregator: cb_buffer_size, both engines
       "strategies": ["romio", "memory"], # mcio once per mcio_strategy, against one native run
       "reps": 5,
+      "limit": true,                     # also the file system's bound (mcio-bench --engine limit)
       "hints": {"striping_unit": "1m"},  # more hints, both engines (mcio_* to mcio only)
       "env": {"MCIO_VIRTUAL_RANKS_PER_NODE": "2"}
     }
@@ -85,7 +86,7 @@ def command(d, case, bench, json_path):
                "--mca", "io", case["native_io"]]
     else:
         cmd = ["mpiexec.mpich", "-n", str(case["ranks"])]
-    cmd += [bench, "--engine", "both", "--pattern", case["workload"], "--size", str(case["size"]),
+    cmd += [bench, "--engine", "all" if d.get("limit") else "both", "--pattern", case["workload"], "--size", str(case["size"]),
             "--reps", str(d["reps"]), "--hint", "cb_buffer_size=%s" % case["buffer"],
             "--strategies", ",".join(d["strategies"]), "--json", json_path]
     for k, v in sorted(d["hints"].items()):

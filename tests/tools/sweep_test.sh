@@ -9,7 +9,7 @@ trap 'rm -rf "$work"' EXIT
 cat > "$work/tiny.json" <<JSON
 {"name": "tiny", "mpi": "$mpi", "ranks": [2], "workloads": ["ior", "hacc-aos"],
  "sizes": ["64k", "128k"], "buffers": ["16k", "64k"], "strategies": ["romio", "memory"],
- "reps": 2, "dir": "$work"}
+ "limit": true, "reps": 2, "dir": "$work"}
 JSON
 /usr/bin/python3 "$root/tools/mcio-sweep.py" run "$work/tiny.json" --out "$work/s.json" \
   --build "$build" 2> "$work/log" || { cat "$work/log"; exit 1; }
@@ -20,11 +20,13 @@ cases = doc["cases"]
 assert len(cases) == 8, "expected 8 cases, got %d" % len(cases)
 for c in cases:
     labels = sorted(r.get("label", r["engine"]) for r in c["results"])
-    assert labels == ["mcio:memory", "mcio:romio", "native"], (c["key"], labels)
+    assert labels == ["limit", "mcio:memory", "mcio:romio", "native"], (c["key"], labels)
     for r in c["results"]:
         assert r["verified"] is True, (c["key"], r["engine"], "not verified")
         assert len(r["write_reps"]) == 2 and len(r["read_reps"]) == 2, (c["key"], r["engine"])
         assert r["write_mib_s"] > 0 and r["read_mib_s"] > 0, (c["key"], r["engine"])
+        if r["engine"] != "limit":
+            assert r["fraction_of_limit_write"] > 0, (c["key"], r["engine"], "no fraction of limit")
 print("sweep JSON: %d cases, all verified" % len(cases))
 PY
 for fig in memory size breakdown; do
