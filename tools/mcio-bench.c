@@ -88,6 +88,12 @@ static const char usage[] =
     "                               disjoint across ranks, with holes (--seed)\n"
     "                   tapioca     each rank one block of 0..--random-max bytes,\n"
     "                               blocks in rank order (TAPIOCA's benchmark; --seed)\n"
+    "                   mpi-io-test each rank --size/--transfer objects of --transfer bytes,\n"
+    "                               strided by the ranks (the MPI-IO-test of the memory-\n"
+    "                               conscious paper: IOR's layout under its own name)\n"
+    "                   gcrm        8 variables of 8-byte values, each a [layers][cells] array\n"
+    "                               with cells split evenly over the ranks (a GCRM-like\n"
+    "                               climate output): one extent per rank, layer, variable\n"
     "  --size N         bytes per rank (k, m, g suffixes: powers of 1024; default 16m)\n"
     "  --transfer N     ior transfer size (default 256k, or --size if smaller)\n"
     "  --random-max N   random, tapioca: the most bytes a rank gets (default 2m)\n"
@@ -270,6 +276,20 @@ static void build_tapioca(const opts *o, int rank, int nprocs, layout *l)
     }
 }
 
+/* GCRM-like output: GCRM_VARS variables, each a [layers][cells] array of doubles, cells split
+ * evenly over the ranks, so every layer of every variable holds one stretch of each rank.
+ * Layers: 32, or fewer when --size is small; cells per rank: what --size leaves. */
+enum { GCRM_VARS = 8, GCRM_LAYERS = 32, GCRM_ELEM = 8 };
+static void build_gcrm(const opts *o, int rank, int nprocs, layout *l)
+{
+    int64_t per_var = o->size / GCRM_VARS / GCRM_ELEM; /* values per variable on this rank */
+    int64_t layers = per_var < GCRM_LAYERS ? per_var : GCRM_LAYERS, cells = per_var / layers;
+    int64_t row = (int64_t)nprocs * cells * GCRM_ELEM; /* one layer of one variable */
+    for (int v = 0; v < GCRM_VARS; v++)
+        for (int64_t k = 0; k < layers; k++)
+            layout_push(l, (v * layers + k) * row + rank * cells * GCRM_ELEM, cells * GCRM_ELEM);
+}
+
 static const pattern patterns[] = {
     {.name = "contiguous", .build = build_contiguous, .min_size = 1},
     {.name = "ior", .build = build_ior, .min_size = 1},
@@ -278,6 +298,8 @@ static const pattern patterns[] = {
     {.name = "hacc-soa", .build = build_hacc_soa, .min_size = HACC_PARTICLE},
     {.name = "random", .build = build_random, .min_size = 0},
     {.name = "tapioca", .build = build_tapioca, .min_size = 0},
+    {.name = "mpi-io-test", .build = build_ior, .min_size = 1},
+    {.name = "gcrm", .build = build_gcrm, .min_size = GCRM_VARS * GCRM_ELEM},
 };
 #define NPATTERNS ((int)(sizeof patterns / sizeof patterns[0]))
 
@@ -402,7 +424,8 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
                 found = k;
         if (found < 0)
             return bad(msg, msglen, "--pattern: unknown pattern '%.*s' (contiguous, ior, "
-                       "coll_perf, hacc-aos, hacc-soa, random)", (int)n, p);
+                       "coll_perf, hacc-aos, hacc-soa, random, tapioca, mpi-io-test, gcrm)",
+                       (int)n, p);
         if (o->npatterns == MAX_PATTERNS)
             return bad(msg, msglen, "--pattern: more than %d patterns", MAX_PATTERNS);
         o->pattern[o->npatterns++] = found;
@@ -932,7 +955,7 @@ static void print_table(const opts *o, const result *res, int nres, const char *
            native_io(libversion), o->reps, o->persistent ? ", persistent plans" : "");
     for (int h = 0; h < o->nhints; h++)
         printf("%s%s=%s", h ? " " : ", hints: ", o->hint_key[h], o->hint_val[h]);
-    printf("\n%-10s %-12s %5s %11s %12s %12s %8s %8s %7s %7s %5s %6s %10s  %s\n", "pattern",
+    printf("\n%-11s %-12s %5s %11s %12s %12s %8s %8s %7s %7s %5s %6s %10s  %s\n", "pattern",
            "engine", "ranks", "bytes", "write MiB/s", "read MiB/s", "w/native", "r/native",
            "w/limit", "r/limit", "aggs", "rounds", "max buffer", "verified");
     for (int i = 0; i < nres; i++) {
@@ -941,7 +964,7 @@ static void print_table(const opts *o, const result *res, int nres, const char *
         cells c;
         fmt_bytes(bytes, sizeof bytes, r->bytes);
         optional_cells(res, nres, r, 1, "-", c);
-        printf("%-10s %-12s %5d %11s %12.1f %12.1f %8s %8s %7s %7s %5s %6s %10s  %s\n",
+        printf("%-11s %-12s %5d %11s %12.1f %12.1f %8s %8s %7s %7s %5s %6s %10s  %s\n",
                r->pattern, r->label, r->ranks, bytes, r->median[0], r->median[1], c[C_RATIO_W],
                c[C_RATIO_R], c[C_LIMIT_W], c[C_LIMIT_R], c[C_AGGS], c[C_ROUNDS], c[C_MAXBUF],
                r->verified ? "yes" : "NO");
