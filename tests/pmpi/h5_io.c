@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pmpi_test.h"
+
 #define COLS 300
 
 int main(int argc, char **argv)
@@ -86,14 +88,5 @@ int main(int argc, char **argv)
     if (dump)
         fclose(dump);
     H5Pclose(fapl), H5Pclose(dxpl), H5Pclose(fcpl);
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        FILE *c = fopen(argv[3], "w");
-        if (c)
-            fprintf(c, "-\n"), fclose(c);
-        printf("h5_io: %d ranks, %d failures\n", nprocs, all);
-    }
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return pmpi_test_finish("h5_io", failures, argv[3], "-");
 }

@@ -14,18 +14,10 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "pmpi_test.h"
+
 static int rank, nprocs, failures, handler_calls, last_code;
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "FAIL %s:%d rank %d/%d: %s: ", __FILE__, __LINE__, rank, nprocs,  \
-                    #cond);                                                                   \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
 
 static void on_error(MPI_File *fh, int *code, ...)
 {
@@ -123,15 +115,8 @@ int main(int argc, char **argv)
         fwrite(rbuf, 1, BLOCK, d);
         fclose(d);
     }
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        FILE *c = fopen(argv[3], "w");
-        if (c)
-            fprintf(c, "%d\n", calls), fclose(c);
-        printf("pmpi_errors: %d ranks, %d failures\n", nprocs, all);
-    }
     free(buf), free(rbuf);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    char callstr[16];
+    snprintf(callstr, sizeof callstr, "%d", calls);
+    return pmpi_test_finish("pmpi_errors", failures, argv[3], callstr);
 }

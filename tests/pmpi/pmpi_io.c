@@ -18,19 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pmpi_test.h"
+
 static int rank, nprocs, failures, calls;
 static FILE *dump;
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "FAIL %s:%d rank %d/%d: %s: ", __FILE__, __LINE__, rank, nprocs,  \
-                    #cond);                                                                   \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
 #define MPI_OK(call)                                                                          \
     do {                                                                                      \
         int rc_ = (call);                                                                     \
@@ -422,16 +414,7 @@ int main(int argc, char **argv)
     if (dump)
         fclose(dump);
 
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        FILE *f = fopen(argv[3], "w");
-        if (f) {
-            fprintf(f, "%d\n", calls);
-            fclose(f);
-        }
-        printf("pmpi_io: %d ranks, %d collective calls, %d failures\n", nprocs, calls, all);
-    }
-    MPI_Finalize();
-    return all ? 1 : 0;
+    char callstr[16];
+    snprintf(callstr, sizeof callstr, "%d", calls);
+    return pmpi_test_finish("pmpi_io", failures, argv[3], callstr);
 }

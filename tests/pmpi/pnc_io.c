@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pmpi_test.h"
+
 #define NY 23 /* rows per rank */
 #define NX 129
 #define NREC 3
@@ -80,14 +82,5 @@ int main(int argc, char **argv)
         fwrite(rb, sizeof(double), NREC * NY, dump);
         fclose(dump);
     }
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0) {
-        FILE *c = fopen(argv[3], "w");
-        if (c)
-            fprintf(c, "-\n"), fclose(c);
-        printf("pnc_io: %d ranks, %d failures\n", nprocs, all);
-    }
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return pmpi_test_finish("pnc_io", failures, argv[3], "-");
 }
