@@ -302,8 +302,7 @@ int main(int argc, char **argv)
      * enable, the engine gives each rank its own domain (the independent plan), as here. */
     mcio_plan_params params = mcio_hints_plan_params(&o.hints, 1);
     const mcio_planner *pl = mcio_planner_find(o.hints.strategy);
-    int independent = params.cb != MCIO_CB_ENABLE && !pl->keeps_node_memory &&
-                      !mcio_plan_interleaved(n, sum);
+    int independent = mcio_plan_is_independent(pl, n, sum, params);
     int memory = !independent && !strcmp(o.hints.strategy, "memory");
     /* Wall and CPU time: on a shared host the wall time says more about the neighbours. */
     struct timespec t0, t1, c0, c1;

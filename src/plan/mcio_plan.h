@@ -166,6 +166,10 @@ const mcio_planner *mcio_planner_find(const char *name);
 int mcio_plan_make(const mcio_planner *pl, const mcio_topology *topo, const mcio_summary *sum,
                    mcio_plan_params params, mcio_fdplan *plan);
 
+/* Whether mcio_plan_make takes the independent plan rather than strategy pl (the test above). */
+int mcio_plan_is_independent(const mcio_planner *pl, int nprocs, const mcio_summary *sum,
+                             mcio_plan_params params);
+
 /* The name of strategy i (0-based), or NULL past the last: to list them in messages. */
 const char *mcio_planner_name(int i);
 

@@ -36,11 +36,17 @@ const mcio_planner *mcio_planner_find(const char *name)
     return NULL;
 }
 
+int mcio_plan_is_independent(const mcio_planner *pl, int nprocs, const mcio_summary *sum,
+                             mcio_plan_params params)
+{
+    return params.cb != MCIO_CB_ENABLE && !pl->keeps_node_memory &&
+           !mcio_plan_interleaved(nprocs, sum);
+}
+
 int mcio_plan_make(const mcio_planner *pl, const mcio_topology *topo, const mcio_summary *sum,
                    mcio_plan_params params, mcio_fdplan *plan)
 {
-    if (params.cb != MCIO_CB_ENABLE && !pl->keeps_node_memory &&
-        !mcio_plan_interleaved(topo->nprocs, sum))
+    if (mcio_plan_is_independent(pl, topo->nprocs, sum, params))
         return mcio_plan_independent(topo->nprocs, sum, params, plan);
     return pl->plan(topo, sum, params, plan);
 }
