@@ -92,6 +92,16 @@ int mcio_readv_at_all(mcio_file fh, int64_t count, const int64_t offsets[], cons
 int mcio_plan_create(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],
                      mcio_plan *plan);
 
+/**
+ * A persistent plan whose extent i lives at displs[i] bytes from the buf of each use, so that
+ * data scattered in memory (a block with guard cells, a record with padding) is written and
+ * read without being packed, as by mcio_writev_at_all, while the buffer may move between
+ * uses. Displacements may be in any order and negative. Otherwise as mcio_plan_create.
+ * Collective.
+ */
+int mcio_plan_createv(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],
+                      const int64_t displs[], mcio_plan *plan);
+
 /** Collective write of buf with a persistent plan. */
 int mcio_plan_write(mcio_plan plan, const void *buf);
 

@@ -106,23 +106,37 @@ int mcio_readv_at_all(mcio_file fh, int64_t count, const int64_t offsets[], cons
     return one_shot(fh, 0, count, offsets, lengths, NULL, 1, (const void *const *)addrs);
 }
 
-int mcio_plan_create(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],
-                     mcio_plan *plan)
+/* vform: extent i's memory is displs[i] from each use's buf (NULL fails in the engine, on
+ * every rank); otherwise packed. */
+static int plan_create(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
+                       int vform, const int64_t *displs, mcio_plan *plan)
 {
     char detail[MCIO_DETAIL_LEN] = "", local[MCIO_DETAIL_LEN] = "";
     if (!fh || !plan)
         return mcio_error_set(MCIO_ERR_ARG, "file handle or plan is NULL");
     int st = MCIO_SUCCESS;
-    int64_t *mem = st == MCIO_SUCCESS ? memory_of(count, lengths, NULL, &st, local) : NULL;
+    int64_t *packed = vform ? NULL : memory_of(count, len, NULL, &st, local);
     /* Overlaps are rejected: a plan may be used to write. */
-    st = mcio_engine_plan(fh, count, offsets, lengths, mem, 1, st, local, plan, detail);
-    free(mem);
+    st = mcio_engine_plan(fh, count, off, len, vform ? displs : packed, 1, st, local, plan, detail);
+    free(packed);
     if (st == MCIO_SUCCESS) {
         fh->live_plans++;
         /* Later uses report only their own time; the setup was paid here, once. */
         (*plan)->t_metadata = (*plan)->t_plan = 0;
     }
     return mcio_error_set(st, detail);
+}
+
+int mcio_plan_create(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],
+                     mcio_plan *plan)
+{
+    return plan_create(fh, count, offsets, lengths, 0, NULL, plan);
+}
+
+int mcio_plan_createv(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],
+                      const int64_t displs[], mcio_plan *plan)
+{
+    return plan_create(fh, count, offsets, lengths, 1, displs, plan);
 }
 
 static int plan_run(mcio_plan plan, int write, const void *buf)
