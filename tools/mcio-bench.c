@@ -63,6 +63,10 @@ typedef struct layout {
     int64_t n, cap;
     int64_t *off, *len; /* extents in increasing offset order, adjacent ones merged */
     int64_t bytes;      /* this rank's */
+    /* Where each extent lives in the rank's memory (bytes from the buffer's start), for a
+     * pattern whose memory is not packed (flash-io's blocks with guard cells); NULL: packed. */
+    int64_t *mem, mem_bytes;
+    MPI_Datatype mtype; /* the native engine's memory datatype for such a pattern */
 } layout;
 
 typedef struct pattern {
@@ -94,6 +98,9 @@ static const char usage[] =
     "                   gcrm        8 variables of 8-byte values, each a [layers][cells] array\n"
     "                               with cells split evenly over the ranks (a GCRM-like\n"
     "                               climate output): one extent per rank, layer, variable\n"
+    "                   flash-io    FLASH-IO's checkpoint: blocks of 16^3 cells with 4 guard\n"
+    "                               cells a side in memory (noncontiguous), 24 variables, the\n"
+    "                               interiors to the file variable by variable, ranks in order\n"
     "  --size N         bytes per rank (k, m, g suffixes: powers of 1024; default 16m)\n"
     "  --transfer N     ior transfer size (default 256k, or --size if smaller)\n"
     "  --random-max N   random, tapioca: the most bytes a rank gets (default 2m)\n"
@@ -155,13 +162,15 @@ static int parse_bytes(const char *s, int64_t *out)
 /* ---- Patterns: each rank's extents, computed identically by every rank from the options ---- */
 
 /* Generators emit in increasing offset order (the native file view needs monotone
- * displacements); touching extents are merged so both engines see the same, shortest list. */
-static void layout_push(layout *l, int64_t off, int64_t len)
+ * displacements); extents touching in the file (and in memory, for a layout with memory
+ * displacements: mem >= 0) are merged so all engines see the same, shortest list. */
+static void layout_push_at(layout *l, int64_t off, int64_t len, int64_t mem)
 {
     if (len <= 0)
         return;
     l->bytes += len;
-    if (l->n > 0 && l->off[l->n - 1] + l->len[l->n - 1] == off) {
+    if (l->n > 0 && l->off[l->n - 1] + l->len[l->n - 1] == off &&
+        (mem < 0 || l->mem[l->n - 1] + l->len[l->n - 1] == mem)) {
         l->len[l->n - 1] += len;
         return;
     }
@@ -169,20 +178,37 @@ static void layout_push(layout *l, int64_t off, int64_t len)
         l->cap = l->cap ? 2 * l->cap : 64;
         int64_t *off2 = realloc(l->off, (size_t)l->cap * sizeof(int64_t));
         int64_t *len2 = realloc(l->len, (size_t)l->cap * sizeof(int64_t));
-        if (!off2 || !len2) {
+        int64_t *mem2 = mem < 0 ? l->mem : realloc(l->mem, (size_t)l->cap * sizeof(int64_t));
+        if (!off2 || !len2 || (mem >= 0 && !mem2)) {
             fprintf(stderr, "mcio-bench: out of memory for %" PRId64 " extents\n", l->cap);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
-        l->off = off2, l->len = len2;
+        l->off = off2, l->len = len2, l->mem = mem2;
     }
+    if (mem >= 0)
+        l->mem[l->n] = mem;
     l->off[l->n] = off;
     l->len[l->n++] = len;
+}
+
+static void layout_push(layout *l, int64_t off, int64_t len)
+{
+    layout_push_at(l, off, len, -1);
 }
 
 static void layout_free(layout *l)
 {
     free(l->off);
     free(l->len);
+    free(l->mem);
+    if (l->mtype != MPI_DATATYPE_NULL)
+        MPI_Type_free(&l->mtype);
+}
+
+/* The rank's buffer: the extents' bytes packed, or the memory a layout with displacements spans. */
+static int64_t layout_mem_bytes(const layout *l)
+{
+    return l->mem ? l->mem_bytes : l->bytes;
 }
 
 static void build_contiguous(const opts *o, int rank, int nprocs, layout *l)
@@ -290,6 +316,58 @@ static void build_gcrm(const opts *o, int rank, int nprocs, layout *l)
             layout_push(l, (v * layers + k) * row + rank * cells * GCRM_ELEM, cells * GCRM_ELEM);
 }
 
+/*
+ * FLASH-IO's checkpoint (the FLASH astrophysics code's I/O kernel; the memory-conscious paper's
+ * application benchmark). Each rank holds blocks of 16^3 cells with 4 guard cells a side
+ * (24^3 in memory) for each of 24 variables of 8-byte reals, as unk[block][var][24][24][24]
+ * (FLASH's index-reordered unk(i,j,k,var,blk)), so each interior row of 16 cells is contiguous
+ * in memory and guard cells lie between the rows. Only the interiors go to the file, laid out
+ * as FLASH-IO's HDF5 checkpoint: one dataset per variable, each holding all ranks' blocks in
+ * rank order. The memory side is noncontiguous: the native engine describes it with one MPI
+ * subarray per variable (in a struct, variable-major), mcio with one memory displacement per
+ * row. Scaled: blocks per rank from --size (32 KiB per block and variable); fewer variables
+ * when --size holds less than one block of each.
+ */
+enum { FLASH_NXB = 16, FLASH_NG = 4, FLASH_MEM = FLASH_NXB + 2 * FLASH_NG, FLASH_ELEM = 8,
+       FLASH_VARS = 24, FLASH_BLOCK = FLASH_NXB * FLASH_NXB * FLASH_NXB * FLASH_ELEM };
+static void build_flash_io(const opts *o, int rank, int nprocs, layout *l)
+{
+    int64_t nv = o->size / FLASH_BLOCK < FLASH_VARS ? o->size / FLASH_BLOCK : FLASH_VARS;
+    int64_t nb = o->size / (nv * FLASH_BLOCK); /* blocks per rank */
+    const int64_t row = FLASH_NXB * FLASH_ELEM, mrow = FLASH_MEM * FLASH_ELEM;
+    l->mem_bytes = nb * nv * FLASH_MEM * FLASH_MEM * mrow;
+    for (int64_t v = 0; v < nv; v++)
+        for (int64_t b = 0; b < nb; b++)
+            for (int64_t k = 0; k < FLASH_NXB; k++)
+                for (int64_t j = 0; j < FLASH_NXB; j++)
+                    layout_push_at(l,
+                                   ((v * nprocs + rank) * nb + b) * FLASH_BLOCK +
+                                       (k * FLASH_NXB + j) * row,
+                                   row,
+                                   (((b * nv + v) * FLASH_MEM + k + FLASH_NG) * FLASH_MEM + j +
+                                    FLASH_NG) * mrow + FLASH_NG * FLASH_ELEM);
+    /* The native engine's memory datatype, as a FLASH writer would build it: the interior of
+     * variable v over all blocks is a subarray of unk (in bytes, to match the byte file view),
+     * and the variables follow one another as the file's datasets do. */
+    MPI_Datatype *var = xmalloc((size_t)nv * sizeof(MPI_Datatype));
+    int *ones = xmalloc((size_t)nv * sizeof(int));
+    MPI_Aint *zeros = xmalloc((size_t)nv * sizeof(MPI_Aint));
+    for (int v = 0; v < nv; v++) {
+        int sizes[5] = {(int)nb, (int)nv, FLASH_MEM, FLASH_MEM, (int)mrow};
+        int sub[5] = {(int)nb, 1, FLASH_NXB, FLASH_NXB, (int)row};
+        int start[5] = {0, v, FLASH_NG, FLASH_NG, FLASH_NG * FLASH_ELEM};
+        MPI_Type_create_subarray(5, sizes, sub, start, MPI_ORDER_C, MPI_BYTE, &var[v]);
+        ones[v] = 1;
+    }
+    MPI_Type_create_struct((int)nv, ones, zeros, var, &l->mtype);
+    MPI_Type_commit(&l->mtype);
+    for (int v = 0; v < nv; v++)
+        MPI_Type_free(&var[v]);
+    free(var);
+    free(ones);
+    free(zeros);
+}
+
 static const pattern patterns[] = {
     {.name = "contiguous", .build = build_contiguous, .min_size = 1},
     {.name = "ior", .build = build_ior, .min_size = 1},
@@ -300,6 +378,7 @@ static const pattern patterns[] = {
     {.name = "tapioca", .build = build_tapioca, .min_size = 0},
     {.name = "mpi-io-test", .build = build_ior, .min_size = 1},
     {.name = "gcrm", .build = build_gcrm, .min_size = GCRM_VARS * GCRM_ELEM},
+    {.name = "flash-io", .build = build_flash_io, .min_size = FLASH_BLOCK},
 };
 #define NPATTERNS ((int)(sizeof patterns / sizeof patterns[0]))
 
@@ -424,7 +503,8 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
                 found = k;
         if (found < 0)
             return bad(msg, msglen, "--pattern: unknown pattern '%.*s' (contiguous, ior, "
-                       "coll_perf, hacc-aos, hacc-soa, random, tapioca, mpi-io-test, gcrm)",
+                       "coll_perf, hacc-aos, hacc-soa, random, tapioca, mpi-io-test, gcrm, "
+                       "flash-io)",
                        (int)n, p);
         if (o->npatterns == MAX_PATTERNS)
             return bad(msg, msglen, "--pattern: more than %d patterns", MAX_PATTERNS);
@@ -482,6 +562,39 @@ static int check_bytes(const layout *l, const unsigned char *got, const unsigned
         return 0;
     }
     return 1;
+}
+
+/* What the guard cells of a layout with memory displacements hold, before and after every call:
+ * an engine that writes a byte of memory outside the extents is caught. */
+#define GUARD_BYTE 0xC7
+
+/* The memory image of a layout with displacements: the packed bytes each at its place, the
+ * guard byte everywhere else. */
+static void scatter(const layout *l, const unsigned char *packed, unsigned char *img)
+{
+    memset(img, GUARD_BYTE, (size_t)l->mem_bytes);
+    for (int64_t i = 0, at = 0; i < l->n; at += l->len[i++])
+        memcpy(img + l->mem[i], packed + at, (size_t)l->len[i]);
+}
+
+/* Compares every byte of a memory image, guards included; names the first bad byte. */
+static int check_image(const layout *l, const unsigned char *got, const unsigned char *want,
+                       int rank, const char *what)
+{
+    if (memcmp(got, want, (size_t)l->mem_bytes) == 0)
+        return 1;
+    int64_t m = 0, file = -1;
+    while (got[m] == want[m])
+        m++;
+    for (int64_t i = 0; i < l->n && file < 0; i++)
+        if (m >= l->mem[i] && m < l->mem[i] + l->len[i])
+            file = l->off[i] + (m - l->mem[i]);
+    char where[64] = "a guard cell";
+    if (file >= 0)
+        snprintf(where, sizeof where, "file offset %" PRId64, file);
+    fprintf(stderr, "mcio-bench: rank %d: %s: memory byte %" PRId64 " (%s) holds 0x%02x, "
+            "expected 0x%02x\n", rank, what, m, where, got[m], want[m]);
+    return 0;
 }
 
 /* This rank's extents as the file holds them, read with POSIX pread: the engine cannot vouch
@@ -571,9 +684,12 @@ static int engine_native_io(bench_file *f, int write, void *buf)
     /* The last call left the individual file pointer after the view's data; the seek is local
      * and costs nothing next to the collective call. */
     int err = MPI_File_seek(f->mf, 0, MPI_SEEK_SET);
+    const layout *l = f->l;
+    int count = l->mem ? 1 : (int)l->bytes; /* noncontiguous memory: one of its datatype */
+    MPI_Datatype mtype = l->mem ? l->mtype : MPI_BYTE;
     if (err == MPI_SUCCESS)
-        err = write ? MPI_File_write_all(f->mf, buf, (int)f->l->bytes, MPI_BYTE, &status)
-                    : MPI_File_read_all(f->mf, buf, (int)f->l->bytes, MPI_BYTE, &status);
+        err = write ? MPI_File_write_all(f->mf, buf, count, mtype, &status)
+                    : MPI_File_read_all(f->mf, buf, count, mtype, &status);
     return engine_native_status(f, write ? "MPI_File_write_all" : "MPI_File_read_all", err);
 }
 
@@ -599,7 +715,9 @@ static int engine_mcio_open(bench_file *f, const char *path, MPI_Info info)
     int rc = mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &f->fh);
     if (engine_mcio_status(f, "mcio_file_open", rc) || !f->persistent)
         return rc != MCIO_SUCCESS;
-    rc = mcio_plan_create(f->fh, f->l->n, f->l->off, f->l->len, &f->plan);
+    const layout *l = f->l;
+    rc = l->mem ? mcio_plan_createv(f->fh, l->n, l->off, l->len, l->mem, &f->plan)
+                : mcio_plan_create(f->fh, l->n, l->off, l->len, &f->plan);
     return engine_mcio_status(f, "mcio_plan_create", rc);
 }
 
@@ -607,11 +725,19 @@ static int engine_mcio_io(bench_file *f, int write, void *buf)
 {
     const layout *l = f->l;
     int rc;
-    if (f->plan)
+    if (f->plan) {
         rc = write ? mcio_plan_write(f->plan, buf) : mcio_plan_read(f->plan, buf);
-    else
+    } else if (l->mem) { /* the addresses are part of the call, as they are an application's */
+        void **addrs = xmalloc((size_t)l->n * sizeof(void *));
+        for (int64_t i = 0; i < l->n; i++)
+            addrs[i] = (char *)buf + l->mem[i];
+        rc = write ? mcio_writev_at_all(f->fh, l->n, l->off, l->len, (const void *const *)addrs)
+                   : mcio_readv_at_all(f->fh, l->n, l->off, l->len, addrs);
+        free(addrs);
+    } else {
         rc = write ? mcio_write_at_all(f->fh, l->n, l->off, l->len, buf)
                    : mcio_read_at_all(f->fh, l->n, l->off, l->len, buf);
+    }
     return engine_mcio_status(f, write ? "mcio write" : "mcio read", rc);
 }
 
@@ -767,9 +893,15 @@ typedef struct bench_case {
     result *r;
 } bench_case;
 
-/* One repetition of one case: write, check the file, read, check the buffer. */
-static void run_rep(const opts *o, bench_case *c, int rep, int ncases, unsigned char *wbuf,
-                    unsigned char *rbuf)
+/* A pattern's buffers: the expected bytes packed in extent order, a packed scratch, and, for a
+ * layout with memory displacements, the memory images written from and read into. */
+typedef struct buffers {
+    unsigned char *want, *packed, *wimg, *rimg;
+} buffers;
+
+/* One repetition of one case: write, check the file, read, check the buffer (with memory
+ * displacements: every byte of it, the guard cells too). */
+static void run_rep(const opts *o, bench_case *c, int rep, int ncases, const buffers *b)
 {
     const layout *l = c->f.l;
     result *r = c->r;
@@ -777,11 +909,14 @@ static void run_rep(const opts *o, bench_case *c, int rep, int ncases, unsigned 
     double t[2];
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     uint64_t key_state = o->seed ^ ((uint64_t)c->idx << 32) ^ (uint64_t)rep;
-    fill_expected(l, splitmix64(&key_state), wbuf);
-    t[0] = timed_call(c->e, &c->f, 1, wbuf, &failed[0]);
-    poison(rbuf, wbuf, l->bytes);
-    int ok = !failed[0] && pread_extents(c->path, l, rbuf, rank) &&
-             check_bytes(l, rbuf, wbuf, rank, "after the write, the file");
+    fill_expected(l, splitmix64(&key_state), b->want);
+    unsigned char *wimg = l->mem ? b->wimg : b->want;
+    if (l->mem)
+        scatter(l, b->want, wimg);
+    t[0] = timed_call(c->e, &c->f, 1, wimg, &failed[0]);
+    poison(b->packed, b->want, l->bytes);
+    int ok = !failed[0] && pread_extents(c->path, l, b->packed, rank) &&
+             check_bytes(l, b->packed, b->want, rank, "after the write, the file");
     if (c->e->stats) {
         c->e->stats(&c->f, &r->st[0][rep]);
         const mcio_stats *st = &r->st[0][rep];
@@ -795,9 +930,13 @@ static void run_rep(const opts *o, bench_case *c, int rep, int ncases, unsigned 
             r->node_peak[j] = st->node_peak_bytes[j];
         }
     }
-    poison(rbuf, wbuf, l->bytes);
-    t[1] = timed_call(c->e, &c->f, 0, rbuf, &failed[1]);
-    ok = ok && !failed[1] && check_bytes(l, rbuf, wbuf, rank, "the read buffer");
+    poison(l->mem ? b->packed : b->rimg, b->want, l->bytes);
+    if (l->mem)
+        scatter(l, b->packed, b->rimg);
+    t[1] = timed_call(c->e, &c->f, 0, b->rimg, &failed[1]);
+    ok = ok && !failed[1] &&
+         (l->mem ? check_image(l, b->rimg, wimg, rank, "the read buffer")
+                 : check_bytes(l, b->rimg, b->want, rank, "the read buffer"));
     if (c->e->stats)
         c->e->stats(&c->f, &r->st[1][rep]);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
@@ -824,7 +963,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     /* The limit's layout: this rank's bytes as one block, the ranks' blocks back to back. */
     int64_t before = 0;
     MPI_Exscan(&l->bytes, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    layout contig = {0};
+    layout contig = {.mtype = MPI_DATATYPE_NULL};
     layout_push(&contig, rank == 0 ? 0 : before, l->bytes);
     /* native, then mcio once, or once per strategy of --strategies, then the limit */
     int ns = o->nstrategies > 0 ? o->nstrategies : 1;
@@ -859,11 +998,13 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         c->r->persistent = c->f.plan != MCIO_PLAN_NULL;
         nc++;
     }
-    unsigned char *wbuf = xmalloc((size_t)l->bytes), *rbuf = xmalloc((size_t)l->bytes);
+    buffers b = {.want = xmalloc((size_t)l->bytes), .packed = xmalloc((size_t)l->bytes),
+                 .wimg = l->mem ? xmalloc((size_t)l->mem_bytes) : NULL,
+                 .rimg = xmalloc((size_t)layout_mem_bytes(l))};
     for (int rep = 0; rep < o->reps; rep++)
         for (int i = 0; i < nc; i++)
             if (rep < cs[i].r->reps)
-                run_rep(o, &cs[i], rep, ncases, wbuf, rbuf);
+                run_rep(o, &cs[i], rep, ncases, &b);
     for (int i = 0; i < nc; i++) {
         bench_case *c = &cs[i];
         if (!c->open_failed && c->e->close(&c->f) != 0)
@@ -874,8 +1015,10 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         for (int w = 0; w < 2 && c->r->reps > 0; w++)
             c->r->median[w] = median(c->r->bw[w], c->r->reps);
     }
-    free(wbuf);
-    free(rbuf);
+    free(b.want);
+    free(b.packed);
+    free(b.wimg);
+    free(b.rimg);
     layout_free(&contig);
     return nc;
 }
@@ -1128,6 +1271,8 @@ int main(int argc, char **argv)
     if (verdict == 0) {
         /* What only the file system and the patterns can judge, before any measurement. */
         lay = xmalloc((size_t)o.npatterns * sizeof(layout));
+        for (int p = 0; p < o.npatterns; p++)
+            lay[p] = (layout){.mtype = MPI_DATATYPE_NULL};
         int64_t most[MAX_PATTERNS];
         for (int p = 0; p < o.npatterns; p++) {
             patterns[o.pattern[p]].build(&o, rank, nprocs, &lay[p]);
