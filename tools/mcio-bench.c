@@ -48,7 +48,7 @@ typedef struct opts {
     int pattern[MAX_PATTERNS], npatterns;
     int64_t size, transfer, random_max;
     uint64_t seed;
-    int use[3]; /* engines[i] chosen: native, mcio, limit */
+    int use[4]; /* engines[i] chosen: native, mcio, limit, dd */
     int persistent, keep, reps;
     const char *dir, *json;
     int nhints;
@@ -106,8 +106,11 @@ static const char usage[] =
     "  --random-max N   random, tapioca: the most bytes a rank gets (default 2m)\n"
     "  --seed N         seed of the random pattern and of the data (default 1)\n"
     "  --engine LIST    native, mcio, limit (each rank's bytes as one contiguous pwrite /\n"
-    "                   pread, ranks back to back: the file system's bound), both (native,mcio;\n"
-    "                   the default) or all; w/limit, r/limit are each engine's fraction of it\n"
+    "                   pread, ranks back to back: the file system's bound), dd (rank 0 alone\n"
+    "                   writes, then reads, all ranks' bytes sequentially in 1 MiB write /\n"
+    "                   read calls, as dd bs=1M: the file system's sequential throughput),\n"
+    "                   both (native,mcio; the default) or all; w/limit, r/limit are each\n"
+    "                   engine's fraction of the limit\n"
     "  --persistent     mcio: mcio_plan_create once per case (not timed), then\n"
     "                   mcio_plan_write / mcio_plan_read\n"
     "  --hint KEY=VAL   an MPI_Info hint, repeatable; mcio_* keys go to mcio only\n"
@@ -439,17 +442,19 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
         } else if (!strcmp(arg, "--json")) {
             o->json = val;
         } else if (!strcmp(arg, "--engine")) {
-            o->use[0] = o->use[1] = o->use[2] = 0;
+            o->use[0] = o->use[1] = o->use[2] = o->use[3] = 0;
             for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
                 int all = !strcmp(t, "all"), both = all || !strcmp(t, "both");
-                if (!both && strcmp(t, "native") && strcmp(t, "mcio") && strcmp(t, "limit"))
+                if (!both && strcmp(t, "native") && strcmp(t, "mcio") && strcmp(t, "limit") &&
+                    strcmp(t, "dd"))
                     return bad(msg, msglen,
-                               "--engine: '%s' is not native, mcio, limit, both or all", t);
+                               "--engine: '%s' is not native, mcio, limit, dd, both or all", t);
                 o->use[0] |= both || !strcmp(t, "native");
                 o->use[1] |= both || !strcmp(t, "mcio");
                 o->use[2] |= all || !strcmp(t, "limit");
+                o->use[3] |= all || !strcmp(t, "dd");
             }
-            if (!o->use[0] && !o->use[1] && !o->use[2])
+            if (!o->use[0] && !o->use[1] && !o->use[2] && !o->use[3])
                 return bad(msg, msglen, "--engine: the list is empty");
         } else if (!strcmp(arg, "--strategies")) {
             o->nstrategies = 0;
@@ -775,23 +780,29 @@ static int engine_limit_open(bench_file *f, const char *path, MPI_Info info)
     return err != 0;
 }
 
-static int engine_limit_io(bench_file *f, int write, void *buf)
+/* Moves l's one extent between buf and the file in calls of at most `chunk` bytes, in order. */
+static int move_sequential(bench_file *f, int write, char *p, size_t chunk, const char *who)
 {
     const layout *l = f->l;
-    char *p = buf;
     for (int64_t done = 0, len = l->bytes; done < len;) {
-        ssize_t n = write ? pwrite(f->fd, p + done, (size_t)(len - done), (off_t)(l->off[0] + done))
-                          : pread(f->fd, p + done, (size_t)(len - done), (off_t)(l->off[0] + done));
+        size_t want = (uint64_t)(len - done) < chunk ? (size_t)(len - done) : chunk;
+        off_t at = (off_t)(l->off[0] + done);
+        ssize_t n = write ? pwrite(f->fd, p + done, want, at) : pread(f->fd, p + done, want, at);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0) {
-            snprintf(f->err, sizeof f->err, "limit: %s: %s", write ? "pwrite" : "pread",
+            snprintf(f->err, sizeof f->err, "%s: %s: %s", who, write ? "pwrite" : "pread",
                      n < 0 ? strerror(errno) : "end of file");
             return 1;
         }
         done += n;
     }
     return 0;
+}
+
+static int engine_limit_io(bench_file *f, int write, void *buf)
+{
+    return move_sequential(f, write, buf, SIZE_MAX, "limit");
 }
 
 static int engine_limit_close(bench_file *f)
@@ -802,12 +813,26 @@ static int engine_limit_close(bench_file *f)
     return 1;
 }
 
+/*
+ * dd: the file system's sequential throughput for the same bytes, as `dd bs=1M` measures it:
+ * rank 0 alone writes all ranks' bytes from the start of the file in 1 MiB write calls, then
+ * reads them back the same way; the other ranks wait. Like every engine here it neither syncs
+ * nor drops the page cache (the sweep runs dd itself for those figures).
+ */
+#define DD_BLOCK (1 << 20)
+static int engine_dd_io(bench_file *f, int write, void *buf)
+{
+    return move_sequential(f, write, buf, DD_BLOCK, "dd");
+}
+
 static const engine engines[] = {
     {.name = "native", .mcio_hints = 0, .open = engine_native_open, .io = engine_native_io,
      .stats = NULL, .close = engine_native_close},
     {.name = "mcio", .mcio_hints = 1, .open = engine_mcio_open, .io = engine_mcio_io,
      .stats = engine_mcio_stats, .close = engine_mcio_close},
     {.name = "limit", .mcio_hints = 0, .open = engine_limit_open, .io = engine_limit_io,
+     .stats = NULL, .close = engine_limit_close},
+    {.name = "dd", .mcio_hints = 0, .open = engine_limit_open, .io = engine_dd_io,
      .stats = NULL, .close = engine_limit_close},
 };
 
@@ -959,22 +984,25 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     int64_t mine[2] = {l->bytes, l->n}, total[2];
     MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    bench_case cs[2 + MAX_STRATEGIES];
+    bench_case cs[3 + MAX_STRATEGIES];
     /* The limit's layout: this rank's bytes as one block, the ranks' blocks back to back. */
     int64_t before = 0;
     MPI_Exscan(&l->bytes, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    layout contig = {.mtype = MPI_DATATYPE_NULL};
+    layout contig = {.mtype = MPI_DATATYPE_NULL}, whole = {.mtype = MPI_DATATYPE_NULL};
     layout_push(&contig, rank == 0 ? 0 : before, l->bytes);
-    /* native, then mcio once, or once per strategy of --strategies, then the limit */
+    if (rank == 0) /* dd's layout: all the bytes, rank 0's */
+        layout_push(&whole, 0, total[0]);
+    /* native, then mcio once, or once per strategy of --strategies, then the limit, then dd */
     int ns = o->nstrategies > 0 ? o->nstrategies : 1;
-    for (int k = 0; k < 2 + ns; k++) {
-        int e = k == 0 ? 0 : k <= ns ? 1 : 2;
+    for (int k = 0; k < 3 + ns; k++) {
+        int e = k == 0 ? 0 : k <= ns ? 1 : k - ns + 1;
         if (!o->use[e])
             continue;
         bench_case *c = &cs[nc];
         *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
                           .strategy = e == 1 && o->nstrategies > 0 ? o->strategy[k - 1] : NULL,
-                          .f = {.l = e == 2 ? &contig : l, .persistent = o->persistent,
+                          .f = {.l = e == 2 ? &contig : e == 3 ? &whole : l,
+                                .persistent = o->persistent,
                                 .mf = MPI_FILE_NULL, .ftype = MPI_DATATYPE_NULL, .fd = -1}};
         snprintf(c->path, sizeof c->path, "%s/mcio-bench.%ld.%d.%s.%s", o->dir, pid, c->idx,
                  pname, c->e->name);
@@ -998,9 +1026,10 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         c->r->persistent = c->f.plan != MCIO_PLAN_NULL;
         nc++;
     }
-    buffers b = {.want = xmalloc((size_t)l->bytes), .packed = xmalloc((size_t)l->bytes),
+    int64_t packed = whole.bytes > l->bytes ? whole.bytes : l->bytes, img = layout_mem_bytes(l);
+    buffers b = {.want = xmalloc((size_t)packed), .packed = xmalloc((size_t)packed),
                  .wimg = l->mem ? xmalloc((size_t)l->mem_bytes) : NULL,
-                 .rimg = xmalloc((size_t)layout_mem_bytes(l))};
+                 .rimg = xmalloc((size_t)(img > packed ? img : packed))};
     for (int rep = 0; rep < o->reps; rep++)
         for (int i = 0; i < nc; i++)
             if (rep < cs[i].r->reps)
@@ -1020,17 +1049,17 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     free(b.wimg);
     free(b.rimg);
     layout_free(&contig);
+    layout_free(&whole);
     return nc;
 }
 
 /* ---- Output (rank 0) ---- */
 
-/* The engine's ratio to native for the same pattern in this invocation; 0 when there is none. */
 /* r's median over that of engine `to` (native, or the limit) for the same pattern in this
- * invocation; 0 when there is none, or r is that engine, or r is the limit itself. */
+ * invocation; 0 when there is none, or r is that engine, or r is a bound (limit, dd). */
 static double ratio_to(const result *res, int nres, const result *r, int w, const engine *to)
 {
-    if (r->eng == to || r->eng == &engines[2])
+    if (r->eng == to || r->eng == &engines[2] || r->eng == &engines[3])
         return 0;
     for (int i = 0; i < nres; i++)
         if (res[i].eng == to && !strcmp(res[i].pattern, r->pattern) && res[i].reps > 0 &&
@@ -1225,7 +1254,7 @@ static int run_all(const opts *o, layout *lay, FILE *json)
 {
     int ns = o->nstrategies > 0 ? o->nstrategies : 1;
     int rank, status = 0, nres = 0, len = 0;
-    int ncases = o->npatterns * (o->use[0] + o->use[1] * ns + o->use[2]);
+    int ncases = o->npatterns * (o->use[0] + o->use[1] * ns + o->use[2] + o->use[3]);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     MPI_Get_library_version(libversion, &len);
