@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what mcio needs to build and test, when it is missing: a C/C++ toolchain, CMake,
-# Ninja, Debian's MPICH and Open MPI (side by side), hwloc, GoogleTest, matplotlib, and for the drop-in
-# layer's tests gfortran, HDF5 (for each MPI) and PnetCDF. As root it runs
-# apt-get; otherwise it prints the exact command to run and stops.
+# Ninja, Debian's MPICH and Open MPI (side by side), hwloc, GoogleTest, python3-venv, and for the
+# drop-in layer's tests gfortran, HDF5 (for each MPI) and PnetCDF. As root it runs
+# apt-get; otherwise it prints the exact command to run and stops. Then the figures' matplotlib
+# from PyPI into .venv (tools/requirements.txt), which needs no root.
 set -euo pipefail
 
 need=()
@@ -18,8 +19,8 @@ have_cmd mpicc.mpich || need+=(mpich libmpich-dev)
 have_cmd mpicc.openmpi || need+=(openmpi-bin libopenmpi-dev)
 have_pkg libhwloc-dev || need+=(libhwloc-dev)
 have_pkg libgtest-dev || need+=(libgtest-dev)
-# Figures (tools/mcio-plot.py) use Debian's matplotlib with /usr/bin/python3.
-have_pkg python3-matplotlib || need+=(python3-matplotlib)
+# Figures: a virtual environment of /usr/bin/python3 (below).
+have_pkg python3-venv || need+=(python3-venv)
 # The drop-in layer's tests (tests/pmpi): Fortran MPI programs, HDF5 built with each MPI, h5diff,
 # and PnetCDF (Debian builds it with Open MPI) with ncmpidiff.
 have_cmd gfortran || need+=(gfortran)
@@ -29,15 +30,26 @@ have_cmd h5diff || need+=(hdf5-tools)
 have_pkg libpnetcdf-dev || need+=(libpnetcdf-dev)
 have_cmd ncmpidiff || need+=(pnetcdf-bin)
 
-if [ ${#need[@]} -eq 0 ]; then
-  exit 0
+if [ ${#need[@]} -gt 0 ]; then
+  cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${need[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "mcio needs these Debian packages: ${need[*]}" >&2
+    echo "Run as root:  $cmd" >&2
+    exit 1
+  fi
+  echo "setup: installing ${need[*]}" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
 fi
-cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${need[*]}"
-if [ "$(id -u)" -ne 0 ]; then
-  echo "mcio needs these Debian packages: ${need[*]}" >&2
-  echo "Run as root:  $cmd" >&2
-  exit 1
+
+# The figures' Python (tools/mcio_venv.py switches the tools to it): made again whenever
+# tools/requirements.txt changes, which the copy inside it records.
+root=$(cd "$(dirname "$0")/.." && pwd)
+venv="$root/.venv"
+if ! cmp -s "$root/tools/requirements.txt" "$venv/requirements.txt"; then
+  echo "setup: creating $venv (tools/requirements.txt from PyPI)" >&2
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$root/tools/requirements.txt" >&2
+  cp "$root/tools/requirements.txt" "$venv/requirements.txt"
 fi
-echo "setup: installing ${need[*]}" >&2
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2

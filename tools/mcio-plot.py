@@ -5,12 +5,15 @@
 
 One panel per JSON file (a native MPI-IO implementation), grouped bars per pattern: write and
 read bandwidth (median over repetitions) of native and mcio, with mcio's ratio to native
-written above its bars. Uses Debian's python3-matplotlib (scripts/setup.sh installs it).
+written above its bars. Runs under the virtual environment of scripts/setup.sh (mcio_venv.py).
 """
 import json
 import sys
 
-import matplotlib
+import mcio_venv
+
+mcio_venv.use_venv()
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -24,7 +24,7 @@ A sweep is a small JSON description; every list is an axis and the cases are the
 Each case is one mcio-bench run in which native and mcio (once per strategy) take turns
 repetition by repetition, so every ratio compares figures taken under the same load. Every repetition of every case goes
 into one JSON file, written after each case: an interrupted sweep, run again with the same
-output, skips the cases it already has. Figures (matplotlib, Debian's python3-matplotlib):
+output, skips the cases it already has. Figures (matplotlib, in scripts/setup.sh's .venv):
 bandwidth against memory per aggregator with the improvement over native on a second axis,
 bandwidth against message size, and mcio's time split into data exchange and file access;
 medians with the spread (min to max) of the repetitions.
@@ -38,6 +38,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import mcio_venv
 
 AXES = ("native_io", "ranks", "workloads", "sizes", "buffers")
 KEYS = ("native_io", "ranks", "workload", "size", "buffer")
@@ -289,6 +291,7 @@ def plot(args):
 
 
 def main():
+    mcio_venv.use_venv()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="run the cases of a sweep description, then plot")
