@@ -3,6 +3,14 @@
 
     tools/mcio-sweep.py run SWEEP.json [--out out/sweep-NAME.json] [--build build]
     tools/mcio-sweep.py plot out/sweep-NAME.json [--png-prefix out/sweep-NAME]
+    tools/mcio-sweep.py dd --dir /tmp --size 512m --out out/dd.json
+    tools/mcio-sweep.py report --doc docs/performance.md --figures docs/figures \
+        [--dd out/dd.json] out/sweep-A.json out/sweep-B.json ...
+
+dd measures the file system's sequential throughput with dd itself (1 MiB blocks: through the
+page cache, with fsync, and with O_DIRECT). report writes the sweeps' tables, figures, machine,
+MPI versions and commands into the generated block of a Markdown file (between the REPORT_BEGIN
+and REPORT_END markers, appended if absent; the rest of the file is left as it is).
 
 A sweep is a small JSON description; every list is an axis and the cases are their product:
 
@@ -11,12 +19,16 @@ A sweep is a small JSON description; every list is an axis and the cases are the
       "mpi": "openmpi",                  # or "mpich" (then native_io is ROMIO)
       "native_io": ["ompio", "romio321"],# Open MPI's io component for the native engine
       "ranks": [8],
-      "workloads": ["ior", "coll_perf"], # mcio-bench --pattern names
+      "workloads": ["ior", "coll_perf"], # mcio-bench --pattern names: contiguous, ior, coll_perf,
+                                         # hacc-aos, hacc-soa, random, tapioca, mpi-io-test,
+                                         # gcrm, flash-io
       "sizes": ["16m"],                  # message size per process (mcio-bench --size)
       "buffers": ["64m", "16m", "4m"],   # memory per aggregator: cb_buffer_size, both engines
+                                         # (passed in bytes: ROMIO and OMPIO read "4m" as 4)
       "strategies": ["romio", "memory"], # mcio once per mcio_strategy, against one native run
       "reps": 5,
-      "limit": true,                     # also the file system's bound (mcio-bench --engine limit)
+      "limit": true,                     # also the file system's bounds (mcio-bench --engine all:
+                                         # limit and dd)
       "hints": {"striping_unit": "1m"},  # more hints, both engines (mcio_* to mcio only)
       "env": {"MCIO_VIRTUAL_RANKS_PER_NODE": "2"}
     }
@@ -89,7 +101,7 @@ def command(d, case, bench, json_path):
     else:
         cmd = ["mpiexec.mpich", "-n", str(case["ranks"])]
     cmd += [bench, "--engine", "all" if d.get("limit") else "both", "--pattern", case["workload"], "--size", str(case["size"]),
-            "--reps", str(d["reps"]), "--hint", "cb_buffer_size=%s" % case["buffer"],
+            "--reps", str(d["reps"]), "--hint", "cb_buffer_size=%d" % size_bytes(case["buffer"]),
             "--strategies", ",".join(d["strategies"]), "--json", json_path]
     for k, v in sorted(d["hints"].items()):
         cmd += ["--hint", "%s=%s" % (k, v)]
@@ -136,8 +148,10 @@ def run(args):
         with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
             jpath = tmp.name
         cmd = command(d, case, bench, jpath)
+        t0 = time.time()
         proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True)
+        doc["elapsed_s"] = doc.get("elapsed_s", 0) + time.time() - t0
         try:
             with open(jpath) as f:
                 bench_doc = json.load(f)
@@ -290,6 +304,190 @@ def plot(args):
     return 0 if made else 1
 
 
+# ---- The file system's sequential throughput, by dd itself ----
+
+DD_STEPS = (("write, page cache", ["of={path}", "if=/dev/zero", "count={mib}"]),
+            ("write + fsync", ["of={path}", "if=/dev/zero", "count={mib}", "conv=fsync"]),
+            ("read, page cache", ["if={path}", "of=/dev/null"]),
+            ("read, O_DIRECT (the device)", ["if={path}", "of=/dev/null", "iflag=direct"]))
+
+
+def dd(args):
+    """dd bs=1M of --size bytes in --dir: each step --reps times, MiB/s as dd reports its time."""
+    path = os.path.join(args.dir, "mcio-sweep-dd.%d" % os.getpid())
+    nbytes = size_bytes(args.size)
+    out = {"dir": args.dir, "bytes": nbytes, "reps": args.reps, "steps": []}
+    df = subprocess.run(["df", "-T", args.dir], stdout=subprocess.PIPE, text=True)
+    out["filesystem"] = df.stdout.split("\n")[1].split()[1] if df.returncode == 0 else "?"
+    steps = [{"what": w, "command": "dd bs=1M " + " ".join(a).replace("{path}", "FILE").replace(
+              "{mib}", str(nbytes >> 20)), "mib_s": []} for w, a in DD_STEPS]
+    try:
+        for _ in range(args.reps):
+            for step, (_, a) in zip(steps, DD_STEPS):
+                cmd = ["dd", "bs=1M"] + [x.format(path=path, mib=nbytes >> 20) for x in a]
+                p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                secs = [float(x.split(" s")[0]) for x in p.stderr.split("copied, ")[1:]]
+                if p.returncode != 0 or not secs or secs[-1] <= 0:
+                    fail("%s: %s" % (" ".join(cmd), p.stderr.strip()))
+                step["mib_s"].append(nbytes / (1 << 20) / secs[-1])
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+    for step in steps:
+        step["median"] = statistics.median(step["mib_s"])
+        print("mcio-sweep: dd %-28s %10.1f MiB/s (median of %d)" % (step["what"], step["median"],
+              args.reps), file=sys.stderr)
+    out["steps"] = steps
+    os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
+    save(args.out, out)
+    return 0
+
+
+# ---- The generated block of docs/performance.md ----
+
+REPORT_BEGIN = "<!-- mcio-sweep report: written by tools/mcio-sweep.py report; edit outside -->"
+REPORT_END = "<!-- end of the mcio-sweep report -->"
+
+
+def first_line(path, key):
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(key):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "?"
+
+
+def machine_lines(docs):
+    mem = first_line("/proc/meminfo", "MemTotal")
+    mem = "%.0f GiB" % (int(mem.split()[0]) / (1 << 20)) if mem != "?" else "?"
+    debian = open("/etc/debian_version").read().strip() if os.path.exists(
+        "/etc/debian_version") else "?"
+    lines = ["- host: %s, %s, %d cores, %s memory, Linux %s, Debian %s" % (
+        (docs[0].get("machine") or {}).get("hostname", "?"), first_line("/proc/cpuinfo", "model name"),
+        os.cpu_count(), mem, os.uname().release, debian)]
+    libs = []
+    for d in docs:
+        m = d.get("machine") or {}
+        lib = " ".join(m.get("mpi_library_version", "?").split("\n")[0].split(",")[0].split())
+        if lib not in libs:
+            libs.append(lib)
+    lines.append("- MPI: " + "; ".join(libs) + " (native = ROMIO for MPICH, OMPIO or its ROMIO "
+                 "`romio321` for Open MPI, as each table says)")
+    return lines
+
+
+def cell(r):
+    return "%.0f / %.0f" % (statistics.median(r.get("write_reps") or [r["write_mib_s"]]),
+                            statistics.median(r.get("read_reps") or [r["read_mib_s"]]))
+
+
+def labels_of(doc):
+    order = {"native": 0, "limit": 2, "dd": 3}
+    labels = {r.get("label", r["engine"]) for c in doc["cases"] for r in c["results"]}
+    return sorted(labels, key=lambda x: (order.get(x, 1), x))
+
+
+def sweep_table(doc):
+    """One row per case, one 'write / read' cell per engine; mcio's with its ratios to native."""
+    labels = labels_of(doc)
+    head = ["workload", "ranks", "size", "buffer", "native io"] + [
+        l + (" (x native)" if l.startswith("mcio") else "") for l in labels]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for c in doc["cases"]:
+        by = {r.get("label", r["engine"]): r for r in c["results"]}
+        cells = [c["workload"], str(c["ranks"]), str(c["size"]), str(c["buffer"]), c["native_io"]]
+        for l in labels:
+            r = by.get(l)
+            if r is None:
+                cells.append("-")
+            elif l.startswith("mcio") and r.get("ratio_write_vs_native"):
+                cells.append("%s (%.2f / %.2f)" % (cell(r), r["ratio_write_vs_native"],
+                                                   r["ratio_read_vs_native"]))
+            else:
+                cells.append(cell(r))
+        rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
+def ratio_summary(doc):
+    out = []
+    for l in labels_of(doc):
+        if not l.startswith("mcio"):
+            continue
+        for op in ("write", "read"):
+            q = [r["ratio_%s_vs_native" % op] for c in doc["cases"] for r in c["results"]
+                 if r.get("label", r["engine"]) == l and r.get("ratio_%s_vs_native" % op)]
+            if q:
+                out.append("%s %s: median %.2f x native (%.2f to %.2f, %d cases)" % (
+                    l, op, statistics.median(q), min(q), max(q), len(q)))
+    return out
+
+
+def report(args):
+    docs = []
+    for path in args.sweeps:
+        with open(path) as f:
+            docs.append(json.load(f))
+    os.makedirs(args.figures, exist_ok=True)
+    here = os.path.dirname(os.path.abspath(args.doc))
+    total = sum(d.get("elapsed_s", 0) for d in docs)
+    g = [REPORT_BEGIN, "", "## The evaluation sweep (issue 7; generated by `scripts/bench-sweep.sh`)",
+         "", "Produced by one command, `scripts/bench-sweep.sh`, on %s UTC%s. Its cases ran for "
+         "%.0f s in all%s." % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+                               "" if args.elapsed is None else
+                               " (the whole command, builds and dd included: %.0f s)" % args.elapsed,
+                               total, ""), ""]
+    g += machine_lines(docs)
+    g += ["", "Read these figures as relative ones. The host has 2 cores shared with other "
+          "engineers' builds and tests, so absolute rates move between runs; every ratio compares "
+          "engines that took turns repetition by repetition in one mcio-bench run, and every "
+          "figure is a median (the figures show the min-max spread, the JSON every repetition). "
+          "Files are under `/tmp`, which is on disk but reached through the page cache: the "
+          "MiB/s below are memory-to-page-cache rates, not the device's (the dd table gives "
+          "both). With more ranks than cores MPICH busy-polls, so MPICH runs at 2 ranks only "
+          "and Open MPI (`--oversubscribe`) at more. Cells are `write / read` MiB/s; mcio's "
+          "carry its ratio to native in parentheses; `limit` is each rank's bytes as one "
+          "`pwrite`/`pread`, `dd` rank 0 alone moving all bytes in 1 MiB calls.", ""]
+    if args.dd:
+        with open(args.dd) as f:
+            d = json.load(f)
+        g += ["### The file system's sequential throughput (dd, %d MiB in %s, %s; median of %d)"
+              % (d["bytes"] >> 20, d["dir"], d["filesystem"], d["reps"]), "",
+              "| dd bs=1M | MiB/s | command |", "|---|---|---|"]
+        g += ["| %s | %.0f | `%s` |" % (s["what"], s["median"], s["command"]) for s in d["steps"]]
+        g += [""]
+    for doc in docs:
+        d = doc["description"]
+        g += ["### Sweep `%s` (%s, %s repetitions)" % (d["name"], d["mpi"], d["reps"]), ""]
+        g += ["- " + x for x in ratio_summary(doc)] + [""]
+        g += sweep_table(doc) + [""]
+        for fig in plot_doc(doc, os.path.join(args.figures, "sweep-" + d["name"])):
+            g.append("![%s](%s)" % (os.path.basename(fig), os.path.relpath(fig, here)))
+        g += ["", "Description (`tools/sweeps/%s.json`): `%s`" % (
+            d["name"], json.dumps(d, sort_keys=True)), ""]
+        if doc["cases"]:
+            import re
+            g += ["First case's command: `%s`" % re.sub(r"--json \S+", "--json CASE.json",
+                                                        doc["cases"][0]["command"]), ""]
+    g.append(REPORT_END)
+    text = open(args.doc).read() if os.path.exists(args.doc) else ""
+    block = "\n".join(g) + "\n"
+    if REPORT_BEGIN in text and REPORT_END in text:
+        a = text.index(REPORT_BEGIN)
+        b = text.index(REPORT_END) + len(REPORT_END)
+        text = text[:a] + block.rstrip("\n") + text[b:]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block
+    with open(args.doc, "w") as f:
+        f.write(text)
+    print("mcio-sweep: wrote the report into %s, figures in %s" % (args.doc, args.figures),
+          file=sys.stderr)
+    return 0
+
+
 def main():
     mcio_venv.use_venv()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -302,8 +500,19 @@ def main():
     p = sub.add_parser("plot", help="draw the figures of a sweep's JSON")
     p.add_argument("json")
     p.add_argument("--png-prefix")
+    q = sub.add_parser("dd", help="the file system's sequential throughput, by dd")
+    q.add_argument("--dir", default="/tmp")
+    q.add_argument("--size", default="512m")
+    q.add_argument("--reps", type=int, default=3)
+    q.add_argument("--out", default=os.path.join("out", "dd.json"))
+    w = sub.add_parser("report", help="tables, figures, machine and commands into a Markdown file")
+    w.add_argument("--doc", required=True)
+    w.add_argument("--figures", required=True)
+    w.add_argument("--dd", help="the JSON of the dd subcommand")
+    w.add_argument("--elapsed", type=float, help="seconds the whole sweep command took")
+    w.add_argument("sweeps", nargs="+")
     args = ap.parse_args()
-    return run(args) if args.cmd == "run" else plot(args)
+    return {"run": run, "plot": plot, "dd": dd, "report": report}[args.cmd](args)
 
 
 if __name__ == "__main__":
