@@ -195,6 +195,9 @@ def spread(r, op):
     return med, med - min(reps), max(reps) - med
 
 
+BOUNDS = ("limit", "dd")  # the file system's bounds: in the tables, off the figures' scale
+
+
 def series(doc, fixed, xkey, op):
     """{label: [(x, median, lo, hi, ratio)]} over the cases matching fixed, along xkey."""
     out = {}
@@ -202,6 +205,8 @@ def series(doc, fixed, xkey, op):
         if any(c[k] != v for k, v in fixed.items()):
             continue
         for label, r in engine_rows(c):
+            if label in BOUNDS:
+                continue
             med, lo, hi = spread(r, op)
             out.setdefault(label, []).append(
                 (size_bytes(c[xkey]), med, lo, hi, r.get("ratio_%s_vs_native" % op)))
@@ -290,6 +295,7 @@ def plot_doc(doc, prefix):
     made = [line_figure(doc, "buffer", "memory per aggregator (cb_buffer_size)",
                         prefix + "-memory.png"),
             line_figure(doc, "size", "message size per process", prefix + "-size.png"),
+            line_figure(doc, "ranks", "processes", prefix + "-ranks.png"),
             breakdown_figure(doc, prefix + "-breakdown.png")]
     for p in made:
         if p:
