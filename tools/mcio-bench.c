@@ -3,10 +3,13 @@
  * collective-I/O literature (IOR, ROMIO's coll_perf, HACC-IO), with every byte verified.
  *
  * A case is one pattern through one engine. Each rank builds its extents once per pattern
- * (sorted, disjoint across ranks) and both engines get the same extents and the same packed
- * buffer, so the only difference between them is who does the collective I/O:
+ * (sorted, disjoint across ranks) and both engines get the same extents and the same buffer,
+ * so the only difference between them is who does the collective I/O:
  *   native  MPI_File_set_view(hindexed of the extents) + MPI_File_write_all / read_all;
  *   mcio    mcio_write_at_all / mcio_read_at_all, or a persistent plan (--persistent).
+ * The buffer is packed, except for a pattern whose memory is noncontiguous (flash-io): then
+ * native is given the pattern's memory datatype and mcio each extent's address
+ * (mcio_writev_at_all, or a plan of mcio_plan_createv).
  *
  * Each repetition writes, then reads; the engines take turns, repetition by repetition, so a
  * change in the machine's load falls on all of them alike. Only the collective call is timed

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A tiny sweep end to end (tools/mcio-sweep.py): every case run and verified, the JSON holding
-# every repetition, the figures written and non-empty, and a second run resuming (no case
-# redone). Usage: sweep_test.sh <source root> <build dir> <mpich|openmpi>
+# every repetition, the figures written and non-empty, the report block written into a Markdown
+# file, and a second run resuming (no case redone).
+# Usage: sweep_test.sh <source root> <build dir> <mpich|openmpi>
 set -euo pipefail
 root=$1 build=$2 mpi=$3
 work=$(mktemp -d "$build/testdata/sweep.XXXXXX")
@@ -34,6 +35,23 @@ for fig in memory size breakdown; do
   head -c 8 "$work/s-$fig.png" | od -An -c | grep -q 'P   N   G' || { echo "s-$fig.png is not a PNG"; exit 1; }
 done
 echo "figures: memory, size, breakdown"
+# The report: a generated block in a Markdown file, the hand-written text around it kept, and a
+# second report replacing the block rather than adding one.
+printf '# Doc\n\nHand-written.\n' > "$work/doc.md"
+/usr/bin/python3 "$root/tools/mcio-sweep.py" dd --dir "$work" --size 4m --reps 1 --out "$work/dd.json" 2>> "$work/log"
+for i in 1 2; do
+  /usr/bin/python3 "$root/tools/mcio-sweep.py" report --doc "$work/doc.md" --figures "$work/fig" \
+    --dd "$work/dd.json" "$work/s.json" 2>> "$work/log"
+done
+grep -q "^Hand-written.$" "$work/doc.md" || { echo "the report lost the hand-written text"; exit 1; }
+[ "$(grep -c '^<!-- mcio-sweep report' "$work/doc.md")" -eq 1 ] || { echo "not one report block"; exit 1; }
+grep -q "^| read, O_DIRECT (the device) | [0-9]" "$work/doc.md" || { echo "no dd table"; exit 1; }
+[ "$(grep -c '^| ior | 2 | ' "$work/doc.md")" -eq 4 ] || { echo "the sweep's table lacks ior rows"; exit 1; }
+for fig in memory size breakdown; do
+  grep -q "](fig/sweep-tiny-$fig.png)" "$work/doc.md" && [ -s "$work/fig/sweep-tiny-$fig.png" ] ||
+    { echo "report figure $fig missing"; exit 1; }
+done
+echo "report: one generated block, dd table, sweep table, figures"
 /usr/bin/python3 "$root/tools/mcio-sweep.py" run "$work/tiny.json" --out "$work/s.json" \
   --build "$build" --no-plot 2> "$work/log2"
 grep -q "8 of 8 cases already" "$work/log2" || { echo "the rerun did not resume:"; cat "$work/log2"; exit 1; }
