@@ -91,10 +91,12 @@ static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times
         const mcio_piece *first = &p->runs[0], *last = &p->runs[nruns > 0 ? nruns - 1 : 0];
         int64_t span_len = nruns > 0 ? last->mem + last->len - first->mem : 0;
         /* Direct: this rank is the only one with data in its round (an independent plan, or
-         * just this round), and no read-modify-write is wanted: its pieces go straight between
+         * just this round), each of its pieces is a run of its own (pieces that meet in the file
+         * but not in memory, FLASH-IO's rows, are better packed into one access than written one
+         * system call each), and no read-modify-write is wanted: its pieces go straight between
          * user memory and the file, without the copy through the collective buffer. */
         int direct = nruns > 0 && gr1 - gr == 1 && p->recv.peer[gr] == fh->rank &&
-                     !(span && nruns > 1);
+                     nruns == p->recv.first[gr + 1] - p->recv.first[gr] && !(span && nruns > 1);
         double t;
 
         if (direct && io_st == MCIO_SUCCESS) {

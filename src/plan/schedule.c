@@ -119,20 +119,33 @@ int mcio_schedule_rank(const mcio_fdplan *plan, const mcio_extent *ext, int64_t 
 int mcio_schedule_aggregator(const mcio_fdplan *plan, int d, int nprocs, const int64_t *nlist,
                              const mcio_piece *const *lists, mcio_groups *out)
 {
-    int64_t n = 0;
+    /* A counting sort by round, stable in (sender, position): each sender lists its pieces in
+     * file order, hence by round, so the result is already in (round, sender, offset) order and
+     * build_groups need not sort (it checks, and sorts what a sender listed out of order). With
+     * hundreds of thousands of pieces (FLASH-IO's rows) the sort was most of the planning. */
+    int R = plan->rounds[d];
+    int64_t n = 0, *at = calloc((size_t)R + 1, sizeof(int64_t));
     for (int s = 0; s < nprocs; s++)
         n += nlist[s];
     keyed_piece *kp = malloc((n > 0 ? (size_t)n : 1) * sizeof *kp);
-    if (!kp)
+    if (!kp || !at) {
+        free(kp);
+        free(at);
         return MCIO_ERR_NOMEM;
-    int64_t k = 0;
+    }
+    for (int s = 0; s < nprocs; s++)
+        for (int64_t i = 0; i < nlist[s]; i++)
+            at[mcio_fdplan_round(plan, d, lists[s][i].off) + 1]++;
+    for (int r = 0; r < R; r++)
+        at[r + 1] += at[r];
     for (int s = 0; s < nprocs; s++)
         for (int64_t i = 0; i < nlist[s]; i++) {
             mcio_piece p = lists[s][i];
             int r = mcio_fdplan_round(plan, d, p.off);
             p.mem = p.off - (plan->win_start[d] + (int64_t)r * plan->window[d]);
-            kp[k++] = (keyed_piece){.round = r, .peer = s, .p = p};
+            kp[at[r]++] = (keyed_piece){.round = r, .peer = s, .p = p};
         }
+    free(at);
     return build_groups(kp, n, out);
 }
 
@@ -152,24 +165,76 @@ static int cmp_mem(const void *a, const void *b)
     return (x->mem > y->mem) - (x->mem < y->mem);
 }
 
+/* Appends piece p to runs[0 .. *m], merged with the last run when they overlap or touch. */
+static void push_run(mcio_piece *runs, int64_t *m, mcio_piece p)
+{
+    if (*m >= 0 && p.mem <= runs[*m].mem + runs[*m].len) {
+        int64_t end = p.mem + p.len;
+        if (end > runs[*m].mem + runs[*m].len)
+            runs[*m].len = end - runs[*m].mem;
+    } else {
+        runs[++*m] = p;
+    }
+}
+
+/* Heap of groups keyed by the displacement of their next piece (at[] indexes g->pieces). */
+static int head_less(const mcio_groups *g, const int64_t *at, int64_t a, int64_t b)
+{
+    return g->pieces[at[a]].mem < g->pieces[at[b]].mem;
+}
+
+static void sift_down(const mcio_groups *g, const int64_t *at, int64_t *heap, int64_t n, int64_t i)
+{
+    for (;;) {
+        int64_t l = 2 * i + 1, r = l + 1, min = i;
+        if (l < n && head_less(g, at, heap[l], heap[min]))
+            min = l;
+        if (r < n && head_less(g, at, heap[r], heap[min]))
+            min = r;
+        if (min == i)
+            return;
+        int64_t t = heap[i];
+        heap[i] = heap[min];
+        heap[min] = t;
+        i = min;
+    }
+}
+
 int64_t mcio_schedule_runs(const mcio_groups *g, int64_t g0, int64_t g1, mcio_piece *runs)
 {
-    int64_t n = 0;
-    for (int64_t i = g->first[g0]; i < g->first[g1]; i++)
-        runs[n++] = g->pieces[i];
-    if (n == 0)
+    int64_t n = g->first[g1] - g->first[g0], m = -1, k = g1 - g0;
+    if (n <= 0)
         return 0;
-    qsort(runs, (size_t)n, sizeof *runs, cmp_mem);
-    int64_t m = 0;
-    for (int64_t i = 1; i < n; i++) {
-        int64_t end = runs[m].mem + runs[m].len;
-        if (runs[i].mem <= end) { /* overlapping or adjacent */
-            int64_t e2 = runs[i].mem + runs[i].len;
-            if (e2 > end)
-                runs[m].len = e2 - runs[m].mem;
-        } else {
-            runs[++m] = runs[i];
-        }
+    /* Each group's pieces are in buffer order (build_groups sorts them by offset, and an
+     * aggregator's displacements follow offsets): merge the groups, O(n log groups), rather
+     * than sort all pieces. Any group out of order, or no memory for the heap: sort. */
+    int in_order = 1;
+    for (int64_t gi = g0; gi < g1 && in_order; gi++)
+        for (int64_t i = g->first[gi] + 1; i < g->first[gi + 1] && in_order; i++)
+            in_order = g->pieces[i - 1].mem <= g->pieces[i].mem;
+    int64_t *at = in_order ? malloc(2 * (size_t)k * sizeof(int64_t)) : NULL;
+    if (!at) {
+        memcpy(runs, &g->pieces[g->first[g0]], (size_t)n * sizeof *runs);
+        qsort(runs, (size_t)n, sizeof *runs, cmp_mem);
+        for (int64_t i = 0; i < n; i++)
+            push_run(runs, &m, runs[i]);
+        return m + 1;
     }
+    int64_t *heap = at + k, nh = 0;
+    for (int64_t j = 0; j < k; j++) {
+        at[j] = g->first[g0 + j];
+        if (at[j] < g->first[g0 + j + 1])
+            heap[nh++] = j;
+    }
+    for (int64_t i = nh / 2 - 1; i >= 0; i--)
+        sift_down(g, at, heap, nh, i);
+    while (nh > 0) {
+        int64_t j = heap[0];
+        push_run(runs, &m, g->pieces[at[j]++]);
+        if (at[j] == g->first[g0 + j + 1])
+            heap[0] = heap[--nh];
+        sift_down(g, at, heap, nh, 0);
+    }
+    free(at);
     return m + 1;
 }
