@@ -34,7 +34,10 @@
  * number of such processes, and a max-tree over the nodes gives the candidate with the most
  * Memavl in O(log nodes), so 100,000 ranks plan in milliseconds even when every rank touches
  * every domain (interleaved patterns). The domain's buffer is min(its data span, Msgind,
- * Memavl), taken from the node's Memavl. When the last leaf of a group cannot be located, the
+ * cb_buffer_size, Memavl), taken from the node's Memavl: cb_buffer_size keeps ROMIO's meaning
+ * (the most an aggregator holds per round), so a domain larger than it takes several rounds.
+ * One round of a whole 32 MiB domain (the paper's Msgind) ran at a third of the bandwidth of
+ * two 16 MiB rounds here, the bigger buffer costing more than the extra round. When the last leaf of a group cannot be located, the
  * fallback takes the candidate with the most memory and the smallest workable buffer.
  */
 #include <math.h>
@@ -607,7 +610,8 @@ static int locate(locator *L, const mcio_spans *spans, mcio_ptree_vertex *v, loc
     if (j < 0 || !mcio_spans_clip(spans, v->start, v->end, &lo, &hi))
         return 0;
     /* A buffer below need would take more than 2^31 - 1 rounds (or below Memmin, or nothing). */
-    int64_t want = min64(hi - lo, p.msgind), avl = L->memavl[j];
+    int64_t want = min64(min64(hi - lo, p.msgind), p.buffer_size > 0 ? p.buffer_size : INT64_MAX),
+            avl = L->memavl[j];
     int64_t need = max64(max64(1, min64(p.memmin, want)), (hi - lo) / INT32_MAX + 1);
     int64_t grant = min64(want, avl);
     int short_of_memory = avl < need;
