@@ -122,6 +122,9 @@ const mcio_executor *mcio_executor_of(mcio_file fh);
 void mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
                               int send, int *nreq);
 
+/* Wait for n requests of an exchange, yielding the processor between polls. Communicates. */
+void mcio_exchange_wait(int n, MPI_Request *reqs);
+
 /* Do the runs of a round have holes small enough to read-modify-write its whole span? */
 int mcio_round_use_span(const mcio_piece *runs, int64_t nruns);
 

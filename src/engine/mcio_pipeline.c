@@ -58,7 +58,6 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -357,23 +356,6 @@ static void io_finish(pipe_io *io, int64_t *wait_ns)
 
 /* --- the exchange: two-sided --- */
 
-/* Wait for a round's messages, yielding the processor between polls. MPI libraries poll
- * while they wait (Open MPI's and MPICH's Waitall spin unless told otherwise), and a spinning
- * rank takes the core an I/O thread needs: with two ranks on two cores, reads overlapped
- * nothing (the main thread waited for the whole file access) until the wait yielded, as Open
- * MPI's mpi_yield_when_idle does for all of a program's waits. Every rank does it, aggregator
- * or not, since a sender spinning on a core starves another rank's I/O thread as well. */
-static void wait_yielding(int n, MPI_Request *reqs)
-{
-    int done = 0;
-    for (;;) {
-        PMPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
-        if (done)
-            return;
-        sched_yield(); /* not a sleep: large messages move only while someone polls */
-    }
-}
-
 static int64_t exchange_p2p(mcio_plan p, pipe_io *io, int write, char *base, int64_t *wait_ns)
 {
     mcio_file fh = p->fh;
@@ -409,7 +391,7 @@ static int64_t exchange_p2p(mcio_plan p, pipe_io *io, int write, char *base, int
                     memcpy(PIECE_ADDR(base, pc->mem), slot + (pc->off - w0), (size_t)pc->len);
             }
         }
-        wait_yielding(nreq, p->reqs);
+        mcio_exchange_wait(nreq, p->reqs);
         for (int i = 0; i < nreq; i++)
             if (p->types[i] != MPI_BYTE)
                 PMPI_Type_free(&p->types[i]);

@@ -8,6 +8,7 @@
  * only data is the aggregator's own goes straight between its memory and the file.
  * Glossary in src/plan/mcio_plan.h.
  */
+#include <sched.h>
 #include <string.h>
 
 #include "mcio_engine.h"
@@ -18,6 +19,24 @@
 static int64_t ns_since(double t0)
 {
     return (int64_t)((PMPI_Wtime() - t0) * 1e9);
+}
+
+/* Wait for a round's messages, yielding the processor between polls. MPI libraries poll
+ * while they wait (Open MPI's and MPICH's Waitall spin unless told otherwise), and a spinning
+ * rank takes the core another needs: an aggregator's I/O thread (with two ranks on two cores
+ * the pipeline's reads overlapped nothing, the main thread waiting for the whole file access),
+ * or, when ranks outnumber cores, the rank that holds the data. Open MPI's
+ * mpi_yield_when_idle does the same for all of a program's waits. Not a sleep: large messages
+ * move only while someone polls. */
+void mcio_exchange_wait(int n, MPI_Request *reqs)
+{
+    int done = 0;
+    for (;;) {
+        PMPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (done)
+            return;
+        sched_yield();
+    }
 }
 
 /*
@@ -154,7 +173,7 @@ static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times
             }
             mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq);
         }
-        PMPI_Waitall(nreq, p->reqs, MPI_STATUSES_IGNORE);
+        mcio_exchange_wait(nreq, p->reqs);
         for (int i = 0; i < nreq; i++)
             if (p->types[i] != MPI_BYTE)
                 PMPI_Type_free(&p->types[i]);
