@@ -75,7 +75,7 @@ if [ "$BACKEND" = slow ] && [ -z "$BYTE_S" ]; then
   for op in write read; do
     io=$(median "$work/cal.json" "$op" t_io)
     exch=$(awk -v t="$(median "$work/cal.json" "$op" t_total)" -v io="$io" 'BEGIN {print t - io}')
-    per_agg=$(grep "\"op\":\"$op\"" "$work/cal.json" | head -1 |
+    per_agg=$(grep -m1 "\"op\":\"$op\"" "$work/cal.json" |
       sed -n 's/.*"bytes":\([0-9]*\).*"aggregators":\([0-9]*\).*/\1 \2/p' | awk '{print $1 / $2}')
     delay[$op]=$(awk -v e="$exch" -v i="$io" -v b="$per_agg" 'BEGIN {d = (e - i) / b; printf "%.3g", (d > 0 ? d : 0)}')
     note[$op]=$(awk -v e="$exch" -v i="$io" 'BEGIN {printf "calibrated: exchange %.4f s, file access %.4f s without delay%s", e, i, (i >= e ? " (already the longer phase)" : "")}')
