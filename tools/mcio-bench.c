@@ -899,13 +899,34 @@ static double timed_call(const engine *e, bench_file *f, int write, void *buf, i
     return t;
 }
 
+/* The value an MPI library can read: "8m" as 8388608. ROMIO and OMPIO read the leading digits
+ * of a byte count only, so cb_buffer_size=8m meant an 8-byte buffer to them (OMPIO grew a rank
+ * to 22 GB on it); mcio takes both forms. Other values go as given. */
+static const char *info_value(const char *v, char *buf, size_t len)
+{
+    char *end;
+    long long n = strtoll(v, &end, 10);
+    int shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; break;
+    case 'm': case 'M': shift = 20; break;
+    case 'g': case 'G': shift = 30; break;
+    default: return v;
+    }
+    if (end == v || end[1] != '\0' || n < 0 || n > (LLONG_MAX >> shift))
+        return v;
+    snprintf(buf, len, "%lld", n << shift);
+    return buf;
+}
+
 static MPI_Info make_info(const opts *o, int with_mcio_keys, const char *strategy)
 {
     MPI_Info info;
+    char buf[32];
     MPI_Info_create(&info);
     for (int h = 0; h < o->nhints; h++)
         if (with_mcio_keys || strncmp(o->hint_key[h], "mcio_", 5) != 0)
-            MPI_Info_set(info, o->hint_key[h], o->hint_val[h]);
+            MPI_Info_set(info, o->hint_key[h], info_value(o->hint_val[h], buf, sizeof buf));
     if (strategy)
         MPI_Info_set(info, "mcio_strategy", strategy);
     return info;
