@@ -842,7 +842,8 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     bench_case cs[2 + MAX_STRATEGIES];
     /* The limit's layout: this rank's bytes as one block, the ranks' blocks back to back. */
     int64_t before = 0;
-    MPI_Exscan(&l->bytes, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (o->use[2]) /* SMPI's MPI_Exscan sends O(ranks^2) messages: only when the limit runs */
+        MPI_Exscan(&l->bytes, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     layout contig = {0};
     layout_push(&contig, rank == 0 ? 0 : before, l->bytes);
     /* native, then mcio once, or once per strategy of --strategies, then the limit */

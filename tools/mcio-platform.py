@@ -213,8 +213,8 @@ def make(args, out):
 # The settings every simulated run needs (docs/simulation.md says why, one by one).
 SMPI_CONFIG = [
     "--cfg=smpi/coll-selector:ompi", "--cfg=smpi/allreduce:rdb", "--cfg=smpi/bcast:binomial_tree",
-    "--cfg=smpi/send-is-detached-thresh:0", "--cfg=smpi/auto-shared-malloc-thresh:1048576",
-    "--cfg=smpi/shared-malloc-hugepage:0", "--cfg=smpi/display-timing:yes",
+    "--cfg=smpi/send-is-detached-thresh:0", "--cfg=smpi/shared-malloc-blocksize:67108864",
+    "--cfg=maxmin/precision:1e-4", "--cfg=smpi/display-timing:yes",
     "--cfg=smpi/host-speed:%gf",
 ]
 

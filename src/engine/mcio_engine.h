@@ -13,6 +13,18 @@
 #include "mcio_machine.h"
 #include "mcio_plan.h"
 
+/* The collective buffer. Its bytes matter on real machines only: in the simulation build
+ * (SimGrid's SMPI) it is one allocation that all ranks share (SMPI_SHARED_MALLOC), since the
+ * simulated storage keeps no data and thousands of private buffers would not fit in one host.
+ * Nothing else is shared: lists and plans must stay each rank's own. */
+#ifdef MCIO_SIMULATE
+#define MCIO_CBUF_MALLOC(n) SMPI_SHARED_MALLOC(n)
+#define MCIO_CBUF_FREE(p) SMPI_SHARED_FREE(p)
+#else
+#define MCIO_CBUF_MALLOC(n) malloc(n)
+#define MCIO_CBUF_FREE(p) free(p)
+#endif
+
 struct mcio_file_s {
     MPI_Comm comm; /* private duplicate: our messages never meet the application's */
     int rank, nprocs;

@@ -9,7 +9,7 @@
 // memory node by node. What each leaf carries:
 //   node-K   compute node K: host properties mcio_memory (bytes) and mcio_sockets
 //   ost-I    storage target I: one disk, shared fairly among its requests, with a cost per
-//            request modelled by a factor on the request's size (see request_cost below)
+//            request modelled by a factor on the disk's bandwidth (see request_cost below)
 //   spare-L  an unused leaf (the topology's leaf count is a product of its shape)
 // and the root zone the properties mcio_storage (the targets, in order), mcio_stripe_size and
 // mcio_topology_file (mcio's network model of the same machine, docs/topology.md).
@@ -149,12 +149,13 @@ void load_platform(const sg4::Engine&)
         } else if (auto s = d.storage.find(leaf); s != d.storage.end()) {
             h = zone->create_host("ost-" + std::to_string(s->second), d.speed);
             sg4::Disk* disk = h->create_disk("disk", d.disk_read, d.disk_write);
-            // A request of `size` bytes costs request_cost seconds more than its bytes: SimGrid
-            // multiplies the request's size by the factor, so size * f / bw = size / bw + cost.
+            // A request of `size` bytes costs request_cost seconds more than its bytes. SimGrid
+            // multiplies the disk's bandwidth for the request by the factor (measured: a factor
+            // of 2 halves the time), so size / (bw * f) = size / bw + cost.
             if (d.request_cost > 0)
                 disk->set_factor_cb([](sg_size_t size, sg4::Io::OpType op) {
                     double bw = op == sg4::Io::OpType::READ ? d.disk_read : d.disk_write;
-                    return size > 0 ? 1.0 + d.request_cost * bw / (double)size : 1.0;
+                    return size > 0 ? 1.0 / (1.0 + d.request_cost * bw / (double)size) : 1.0;
                 });
             disk->seal();
         } else {
@@ -167,7 +168,7 @@ void load_platform(const sg4::Engine&)
     auto loopback = [](sg4::NetZone* zone, const std::vector<unsigned long>&, unsigned long leaf) {
         return zone->create_link("loopback-" + std::to_string(leaf), d.loop_bw)
             ->set_latency(d.loop_lat)
-            ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
+            ->set_sharing_policy(sg4::Link::SharingPolicy::SHARED)
             ->seal();
     };
     sg4::ClusterCallbacks callbacks(netpoint, loopback, {});
