@@ -382,6 +382,8 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
     int64_t times[7] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t.exchange,
                         t.io, ns_since(t0), t.wait, t.overlap};
     st = mcio_engine_agree(fh->comm, io_st, detail, times, 7);
+    if (fh->stats_on)
+        mcio_stats_gather_aggregator_bytes(fh, p);
     mcio_stats_record(fh, p, write, times);
     return st;
 }
