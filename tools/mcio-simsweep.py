@@ -37,9 +37,7 @@ import importlib.util
 import itertools
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -105,12 +103,7 @@ def run(args):
     build = args.build or "build/smpi"
     if not os.path.exists(os.path.join(build, "mcio-bench")):
         fail("%s/mcio-bench is not built (scripts/build.sh smpi)" % build)
-    doc = {"description": d, "cases": []}
-    if os.path.exists(out):
-        with open(out) as f:
-            doc = json.load(f)
-        if doc.get("description") != d:
-            fail("%s holds another sweep; remove it or choose --out" % out)
+    doc = mod.resume(out, d)
     done = {c["sim_key"] for c in doc["cases"]}
     todo = [dict(zip(KEYS, v)) for v in itertools.product(*(d[a] for a in AXES))]
     todo = [c for c in todo if key_of(c) not in done]
@@ -119,17 +112,8 @@ def run(args):
     for i, case in enumerate(todo):
         print("mcio-simsweep: case %d/%d %s (elapsed %.0f s)" % (i + 1, len(todo), key_of(case),
               time.time() - start), file=sys.stderr)
-        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
-            jpath = tmp.name
-        cmd = command(d, case, build, jpath)
         t0 = time.time()
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            with open(jpath) as f:
-                bench = json.load(f)
-        except (OSError, ValueError):
-            bench = None
-        os.unlink(jpath)
+        cmd, proc, bench = mod.run_case(lambda jpath: command(d, case, build, jpath))
         if proc.returncode != 0 or bench is None:
             failures += 1
             print("mcio-simsweep: case failed (exit %d): %s\n%s" % (proc.returncode, " ".join(cmd),
