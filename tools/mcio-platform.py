@@ -214,7 +214,7 @@ def make(args, out):
 SMPI_CONFIG = [
     "--cfg=smpi/coll-selector:ompi", "--cfg=smpi/allreduce:rdb", "--cfg=smpi/bcast:binomial_tree",
     "--cfg=smpi/send-is-detached-thresh:0", "--cfg=smpi/shared-malloc-blocksize:67108864",
-    "--cfg=maxmin/precision:1e-4", "--cfg=smpi/display-timing:yes",
+    "--cfg=maxmin/precision:1e-4", "--cfg=smpi/display-timing:yes", "--cfg=smpi/simulate-computation:no",
     "--cfg=smpi/host-speed:%gf",
 ]
 
