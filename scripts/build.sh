@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Configures (once) and builds mcio against one MPI, incrementally.
-# Usage: scripts/build.sh mpich|openmpi   -> build/<mpi>
+# Usage: scripts/build.sh mpich|openmpi|smpi   -> build/<mpi>   (smpi: the simulation build, docs/simulation.md)
 set -euo pipefail
-mpi=${1:?usage: scripts/build.sh mpich|openmpi}
-case "$mpi" in mpich|openmpi) ;; *) echo "scripts/build.sh: MPI must be mpich or openmpi, not '$mpi'" >&2; exit 2;; esac
+mpi=${1:?usage: scripts/build.sh mpich|openmpi|smpi}
+case "$mpi" in mpich|openmpi|smpi) ;; *) echo "scripts/build.sh: MPI must be mpich, openmpi or smpi, not '$mpi'" >&2; exit 2;; esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir="$root/build/$mpi"
 if [ ! -f "$dir/build.ninja" ]; then

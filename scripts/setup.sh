@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what mcio needs to build and test, when it is missing: a C/C++ toolchain, CMake,
-# Ninja, Debian's MPICH and Open MPI (side by side), hwloc, GoogleTest, python3-venv, and for the
-# drop-in layer's tests gfortran, HDF5 (for each MPI) and PnetCDF. As root it runs
+# Ninja, Debian's MPICH and Open MPI (side by side), hwloc, GoogleTest, python3-venv, for the
+# drop-in layer's tests gfortran, HDF5 (for each MPI) and PnetCDF, and SimGrid for the simulation
+# build. As root it runs
 # apt-get; otherwise it prints the exact command to run and stops. Then the figures' matplotlib
 # from PyPI into .venv (tools/requirements.txt), which needs no root.
 set -euo pipefail
@@ -29,6 +30,8 @@ have_pkg libhdf5-openmpi-dev || need+=(libhdf5-openmpi-dev)
 have_cmd h5diff || need+=(hdf5-tools)
 have_pkg libpnetcdf-dev || need+=(libpnetcdf-dev)
 have_cmd ncmpidiff || need+=(pnetcdf-bin)
+# The simulation build (docs/simulation.md): SimGrid's SMPI (smpicc, smpirun, libsimgrid).
+have_pkg libsimgrid-dev || need+=(libsimgrid-dev)
 
 if [ ${#need[@]} -gt 0 ]; then
   cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${need[*]}"

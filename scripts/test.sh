@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: unit tests of the planner and multi-rank tests, on MPICH and Open MPI.
+# The whole test suite: unit tests of the planner and multi-rank tests, on MPICH and Open MPI,
+# then the simulation build's test when SimGrid's smpicc is installed.
 # Installs what is missing (scripts/setup.sh), configures and builds incrementally.
 # Usage: scripts/test.sh [mpich|openmpi ...]   (default: both)
 set -uo pipefail
@@ -23,6 +24,25 @@ for mpi in "${mpis[@]}"; do
   set -- $p
   passed=$((passed + $1 - $2)); failed=$((failed + $2))
 done
+# The simulation build (SimGrid's SMPI) and its test, which compares a simulated job with the
+# same job on the real build above (docs/simulation.md).
+if command -v smpicc >/dev/null 2>&1; then
+  echo "== smpi (simulation): building"
+  if dir=$("$root/scripts/build.sh" smpi); then
+    echo "== smpi (simulation): testing"
+    log="$dir/ctest.log"
+    (cd "$dir" && ctest --output-on-failure --timeout 300) 2>&1 | tee "$log"
+    p=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2 \1/p' "$log" | tail -1)
+    if [ -z "$p" ]; then
+      echo "== smpi: ctest did not finish"; failed=$((failed + 1))
+    else
+      set -- $p
+      passed=$((passed + $1 - $2)); failed=$((failed + $2))
+    fi
+  else
+    echo "== smpi: build FAILED"; failed=$((failed + 1))
+  fi
+fi
 echo "== whole suite ($(( $(date +%s) - start )) s, ${mpis[*]})"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

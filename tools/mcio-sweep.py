@@ -117,19 +117,39 @@ def save(path, doc):
     os.replace(tmp, path)
 
 
+def resume(out, d):
+    """The sweep's document so far: what out holds for the same description, else empty."""
+    if not os.path.exists(out):
+        return {"description": d, "cases": []}
+    with open(out) as f:
+        old = json.load(f)
+    if old.get("description") != d:
+        fail("%s holds another sweep; remove it or choose --out" % out)
+    return old
+
+
+def run_case(make_command, env=None):
+    """Runs make_command(json_path); returns the command, the process and the JSON (or None)."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
+        jpath = tmp.name
+    cmd = make_command(jpath)
+    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        with open(jpath) as f:
+            result = json.load(f)
+    except (OSError, ValueError):
+        result = None
+    os.unlink(jpath)
+    return cmd, proc, result
+
+
 def run(args):
     d = load_description(args.sweep)
     out = args.out or os.path.join("out", "sweep-%s.json" % d["name"])
     bench = os.path.join(args.build or os.path.join("build", d["mpi"]), "mcio-bench")
     if not os.access(bench, os.X_OK):
         fail("%s is not built (scripts/build.sh %s)" % (bench, d["mpi"]))
-    doc = {"description": d, "cases": []}
-    if os.path.exists(out):
-        with open(out) as f:
-            old = json.load(f)
-        if old.get("description") != d:
-            fail("%s holds another sweep; remove it or choose --out" % out)
-        doc = old
+    doc = resume(out, d)
     done = {c["key"] for c in doc["cases"]}
     todo = [c for c in cases_of(d) if key_of(c) not in done]
     total = len(done) + len(todo)
@@ -145,19 +165,9 @@ def run(args):
         eta = elapsed / i * (len(todo) - i) if i else 0
         print("mcio-sweep: case %d/%d %s  (elapsed %.0f s, about %.0f s left)"
               % (len(done) + i + 1, total, key_of(case), elapsed, eta), file=sys.stderr)
-        with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
-            jpath = tmp.name
-        cmd = command(d, case, bench, jpath)
         t0 = time.time()
-        proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
+        cmd, proc, bench_doc = run_case(lambda jpath: command(d, case, bench, jpath), env)
         doc["elapsed_s"] = doc.get("elapsed_s", 0) + time.time() - t0
-        try:
-            with open(jpath) as f:
-                bench_doc = json.load(f)
-        except (OSError, ValueError):
-            bench_doc = None
-        os.unlink(jpath)
         ok = proc.returncode == 0 and bench_doc is not None
         if not ok:
             failures += 1

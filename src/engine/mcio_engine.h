@@ -13,6 +13,18 @@
 #include "mcio_machine.h"
 #include "mcio_plan.h"
 
+/* The collective buffer. Its bytes matter on real machines only: in the simulation build
+ * (SimGrid's SMPI) it is one allocation that all ranks share (SMPI_SHARED_MALLOC), since the
+ * simulated storage keeps no data and thousands of private buffers would not fit in one host.
+ * Nothing else is shared: lists and plans must stay each rank's own. */
+#ifdef MCIO_SIMULATE
+#define MCIO_CBUF_MALLOC(n) SMPI_SHARED_MALLOC(n)
+#define MCIO_CBUF_FREE(p) SMPI_SHARED_FREE(p)
+#else
+#define MCIO_CBUF_MALLOC(n) malloc(n)
+#define MCIO_CBUF_FREE(p) free(p)
+#endif
+
 struct mcio_file_s {
     MPI_Comm comm; /* private duplicate: our messages never meet the application's */
     int rank, nprocs;
@@ -26,6 +38,8 @@ struct mcio_file_s {
     int live_plans;
     int64_t *summaries; /* [nprocs * 4]: allgather buffer, allocated at open so a call never fails before it */
     char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
+    int stats_on;     /* MCIO_STATS is set (every rank: they gather the aggregators' bytes) */
+    int64_t *stats_gathered; /* rank 0, [nprocs]: bytes each rank aggregated in the last call */
     mcio_stats stats;
     int *stats_aggs, *stats_nodes;
     /* [nnodes] what a node may spend on collective buffers: its memory (machine description)
@@ -57,6 +71,15 @@ struct mcio_plan_s {
     int *slots;               /* [ndomains] sub-buffers in flight (pipelined plans), else NULL */
     struct mcio_pipe *pipe;   /* the pipelined executors' state (mcio_pipeline.c), else NULL */
 };
+
+/*
+ * Collective over the file's communicator, and only when MCIO_STATS is set: gather to rank 0
+ * the bytes each aggregator moved in the call (its received pieces), for the statistics'
+ * aggregator_bytes, which the simulation test compares with the real builds'.
+ */
+void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p);
+
+void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *times_ns);
 
 /* Record status and detail as this thread's last error; returns status. */
 int mcio_error_set(int status, const char *detail);

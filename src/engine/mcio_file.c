@@ -80,6 +80,7 @@ static void file_free(mcio_file f)
         PMPI_Comm_free(&f->comm);
     free(f->path);
     free(f->stats_path);
+    free(f->stats_gathered);
     free(f->stats_aggs);
     free(f->stats_nodes);
     free(f->node_budget);
@@ -141,8 +142,12 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     if (st == MCIO_SUCCESS && !(f->path = strdup(path)))
         st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
     if (st == MCIO_SUCCESS && f->rank == 0 && getenv("MCIO_STATS") && *getenv("MCIO_STATS") &&
-        !(f->stats_path = strdup(getenv("MCIO_STATS"))))
+        (!(f->stats_path = strdup(getenv("MCIO_STATS"))) ||
+         !(f->stats_gathered = malloc(((size_t)f->nprocs + 1) * sizeof(int64_t)))))
         st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
+    /* Rank 0's MCIO_STATS decides for all: the statistics gather a count from every rank. */
+    f->stats_on = f->stats_path != NULL;
+    PMPI_Bcast(&f->stats_on, 1, MPI_INT, 0, f->comm);
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;

@@ -42,6 +42,9 @@
  * the thread only when MPI_Query_thread reports MPI_THREAD_MULTIPLE; otherwise the main thread
  * does it itself between exchanges, correctly but without overlap (t_overlap is then 0).
  *
+ * Simulation build (MCIO_SIMULATE): no I/O thread, the main thread accesses the file inline
+ * (no overlap; see docs/simulation.md).
+ *
  * Errors: a failed file access stops file access on that rank; its exchanges go on to the
  * end, so every message and epoch completes, and the caller's agreement gives every rank the
  * status.
@@ -319,6 +322,11 @@ static void io_start(pipe_io *io)
     io->threaded = 0;
     if (io->nrounds == 0 || (fh->io->calls_mpi && level != MPI_THREAD_MULTIPLE))
         return;
+#ifdef MCIO_SIMULATE
+    /* A simulated rank is a SimGrid actor: a thread of its own would be outside the simulation
+     * and its file accesses would cost no simulated time. The main thread does them inline. */
+    return;
+#endif
     if (pthread_mutex_init(&io->mu, NULL) != 0)
         return;
     if (pthread_cond_init(&io->cv, NULL) != 0) {

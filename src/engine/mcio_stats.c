@@ -7,6 +7,16 @@
 
 #include "mcio_engine.h"
 
+void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p)
+{
+    int64_t mine = 0;
+    for (int64_t g = 0; g < p->recv.ngroups; g++)
+        mine += p->recv.bytes[g];
+    int64_t sink;
+    PMPI_Gather(&mine, 1, MPI_INT64_T, fh->stats_gathered ? fh->stats_gathered : &sink, 1,
+                MPI_INT64_T, 0, fh->comm);
+}
+
 void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *times_ns)
 {
     const mcio_fdplan *fd = &p->fd;
@@ -84,6 +94,11 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
     fprintf(f, "],\"aggregator_nodes\":[");
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_nodes[d]);
+    if (fh->stats_on && fh->stats_gathered) { /* in domain order, as aggregator_ranks */
+        fprintf(f, "],\"aggregator_bytes\":[");
+        for (int d = 0; d < listed; d++)
+            fprintf(f, "%s%" PRId64, d ? "," : "", fh->stats_gathered[fh->stats_aggs[d]]);
+    }
     fprintf(f, "],\"fallbacks\":%d,\"node_budget_bytes\":[", s->fallbacks);
     for (int j = 0; j < nn; j++)
         fprintf(f, "%s%" PRId64, j ? "," : "", fh->stats_budget[j]);

@@ -45,7 +45,8 @@ static void plan_clear(mcio_plan p)
     mcio_fdplan_free(&p->fd);
     mcio_groups_free(&p->send);
     mcio_groups_free(&p->recv);
-    free(p->cbuf);
+    if (p->cbuf)
+        MCIO_CBUF_FREE(p->cbuf);
     free(p->runs);
     free(p->blocklens);
     free(p->displs);
@@ -237,7 +238,7 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
          * times the sub-buffers a pipeline keeps in flight. */
         p->cbuf_len = mcio_fdplan_buffer(&p->fd, p->my_domain) *
                       (p->slots ? p->slots[p->my_domain] : 1);
-        p->cbuf = malloc((size_t)p->cbuf_len + 1);
+        p->cbuf = MCIO_CBUF_MALLOC((size_t)p->cbuf_len + 1);
     }
     return (!p->runs || !p->blocklens || !p->displs || !p->reqs || !p->types ||
             (p->my_domain >= 0 && !p->cbuf))
@@ -381,6 +382,8 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
     int64_t times[7] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t.exchange,
                         t.io, ns_since(t0), t.wait, t.overlap};
     st = mcio_engine_agree(fh->comm, io_st, detail, times, 7);
+    if (fh->stats_on)
+        mcio_stats_gather_aggregator_bytes(fh, p);
     mcio_stats_record(fh, p, write, times);
     return st;
 }

@@ -9,8 +9,12 @@
 
 #define MCIO_IO_MAX_BACKENDS 16
 
-static const mcio_io_backend *registry[MCIO_IO_MAX_BACKENDS] = {&mcio_io_mpiio, &mcio_io_posix,
-                                                               &mcio_io_null, &mcio_io_slow};
+static const mcio_io_backend *registry[MCIO_IO_MAX_BACKENDS] = {
+    &mcio_io_mpiio, &mcio_io_posix, &mcio_io_null, &mcio_io_slow,
+#ifdef MCIO_SIMULATE
+    &mcio_io_sim,
+#endif
+};
 
 const mcio_io_backend *mcio_io_find(const char *name)
 {

@@ -61,5 +61,8 @@ extern const mcio_io_backend mcio_io_mpiio;
 extern const mcio_io_backend mcio_io_posix;
 extern const mcio_io_backend mcio_io_null;
 extern const mcio_io_backend mcio_io_slow;
+#ifdef MCIO_SIMULATE
+extern const mcio_io_backend mcio_io_sim; /* simulated storage targets (mcio_io_sim.c) */
+#endif
 
 #endif

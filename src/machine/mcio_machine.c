@@ -1,12 +1,17 @@
 #include "mcio_machine.h"
 
-#include <hwloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcio_errors.h"
 #include "mcio_memory.h"
+
+#ifdef MCIO_SIMULATE
+#include "mcio_machine_sim.h"
+#else
+#include <hwloc.h>
+#endif
 
 /* A positive integer from the environment; 0 when unset; -1 when malformed. */
 static int env_count(const char *name)
@@ -19,9 +24,21 @@ static int env_count(const char *name)
     return (*end || x < 1 || x > 1 << 30) ? -1 : (int)x;
 }
 
-/* The socket (hwloc package) this process last ran on, and how many the host has. */
-static void detect_socket(int *socket, int *nsockets)
+#ifdef MCIO_SIMULATE
+/* Simulated: the host's mcio_sockets, filled by its ranks in order ("accumulated" binding). */
+static void detect_socket(MPI_Comm node, int *socket, int *nsockets)
 {
+    int local, local_size;
+    PMPI_Comm_rank(node, &local);
+    PMPI_Comm_size(node, &local_size);
+    *nsockets = mcio_sim_node_sockets();
+    *socket = (int)((long)local * *nsockets / local_size);
+}
+#else
+/* The socket (hwloc package) this process last ran on, and how many the host has. */
+static void detect_socket(MPI_Comm node, int *socket, int *nsockets)
+{
+    (void)node;
     hwloc_topology_t topo;
     *socket = 0;
     *nsockets = 1;
@@ -45,6 +62,7 @@ static void detect_socket(int *socket, int *nsockets)
     }
     hwloc_topology_destroy(topo);
 }
+#endif
 
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
 {
@@ -71,7 +89,11 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         if (mcio_memory_virtual(memspec, 0, NULL, memdetail) != MCIO_SUCCESS)
             mine[3] = MCIO_ERR_ARG;
     } else {
+#ifdef MCIO_SIMULATE
+        avail = mcio_sim_node_memory();
+#else
         avail = mcio_memory_available();
+#endif
     }
     if (per_node < 0 || sockets < 0) {
         mine[3] = MCIO_ERR_ARG;
@@ -90,9 +112,9 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
         int leader = rank; /* the node's lowest rank in comm names it */
         PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
+        detect_socket(node, &mine[1], &mine[2]);
         PMPI_Comm_free(&node);
         mine[0] = leader;
-        detect_socket(&mine[1], &mine[2]);
     }
     int *all = malloc((size_t)nprocs * 4 * sizeof(int));
     m->node_of_rank = malloc((size_t)nprocs * sizeof(int));

@@ -11,6 +11,10 @@
 
 #include "mcio_machine.h"
 
+#ifdef MCIO_SIMULATE
+#include "mcio_machine_sim.h"
+#endif
+
 /* Topology files are a few lines per node or switch; past this, the path is surely wrong. */
 #define MAX_TOPOLOGY_BYTES (64 << 20)
 
@@ -73,6 +77,10 @@ int mcio_machine_load_network(MPI_Comm comm, mcio_machine *m, const char *hint_p
                               char detail[MCIO_DETAIL_LEN])
 {
     const char *path = hint_path && *hint_path ? hint_path : getenv("MCIO_TOPOLOGY_FILE");
+#ifdef MCIO_SIMULATE
+    if (!path || !*path)
+        path = mcio_sim_topology_file();
+#endif
     mcio_network_free(&m->net);
     if (!path || !*path)
         return MCIO_SUCCESS; /* flat: nothing to read, every rank decides alike */

@@ -1,0 +1,38 @@
+/*
+ * The simulation build's storage (MCIO_SIMULATE): a parallel file system of several simulated
+ * storage targets, each a SimGrid disk on a host of the platform, with the file striped
+ * round-robin over them as Lustre stripes a file over its OSTs. SMPI's own MPI-IO keeps no data
+ * and reaches only the disks of the rank's own host, so aggregators write here instead.
+ *
+ * The platform names the targets and the stripe on its root zone (tools/sim/mcio_platform.cpp):
+ *   mcio_storage      comma-separated host names, one disk each (the first disk of the host)
+ *   mcio_stripe_size  bytes per stripe (default 1 MiB)
+ * An access moves its bytes over the simulated network between the rank's host and each target
+ * it touches while the target's disk serves them (both started together, so the slower of the
+ * two sets the time, as a streamed transfer does), one disk request per stripe piece. The disk
+ * is shared fairly among the requests in flight; a per-request cost, if any, is the platform's
+ * (Disk::set_factor_cb). No byte is stored: reads return whatever the buffer held.
+ */
+#ifndef MCIO_SIM_STORAGE_H
+#define MCIO_SIM_STORAGE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The number of storage targets the platform names (0: none; -1: a named host has no disk),
+ * and its stripe size. Local; the first call reads the platform, later ones reuse it. */
+int mcio_sim_storage_targets(int64_t *stripe);
+
+/* Write (write = 1) or read len bytes at file offset off, stripe bytes per stripe, over
+ * ntargets targets (as mcio_sim_storage_targets returned): blocks the calling rank for the
+ * simulated time. Returns 0, or -1 when there is no storage. */
+int mcio_sim_storage_access(int write, int64_t len, int64_t off, int64_t stripe);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
