@@ -920,18 +920,11 @@ static double timed_call(const engine *e, bench_file *f, int write, void *buf, i
  * to 22 GB on it); mcio takes both forms. Other values go as given. */
 static const char *info_value(const char *v, char *buf, size_t len)
 {
-    char *end;
-    long long n = strtoll(v, &end, 10);
-    int shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; break;
-    case 'm': case 'M': shift = 20; break;
-    case 'g': case 'G': shift = 30; break;
-    default: return v;
-    }
-    if (end == v || end[1] != '\0' || n < 0 || n > (LLONG_MAX >> shift))
+    size_t k = strlen(v);
+    int64_t n;
+    if (k == 0 || !strchr("kKmMgG", v[k - 1]) || parse_bytes(v, &n) != 0)
         return v;
-    snprintf(buf, len, "%lld", n << shift);
+    snprintf(buf, len, "%" PRId64, n);
     return buf;
 }
 
