@@ -339,11 +339,13 @@ int main(int argc, char **argv)
                params.msgind, params.msggroup, params.memmin, plan.ndomains, plan.max_rounds,
                plan.max_buffer, plan.fallbacks);
         if (memory) {
-            printf(",\"initial_leaves\":%d,\"remerges\":%d,\"groups\":[", d.initial_leaves,
-                   d.remerges);
+            printf(",\"initial_leaves\":%d,\"remerges\":%d,\"groups_balanced\":%d,\"groups\":[",
+                   d.initial_leaves, d.remerges, d.balanced);
             for (int g = 0; g < d.groups.n; g++)
-                printf("%s{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"bytes\":%" PRId64 "}",
-                       g ? "," : "", d.groups.start[g], d.groups.end[g], d.groups.bytes[g]);
+                printf("%s{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"bytes\":%" PRId64
+                       ",\"balanced\":%s}",
+                       g ? "," : "", d.groups.start[g], d.groups.end[g], d.groups.bytes[g],
+                       d.group_balanced[g] ? "true" : "false");
             printf("],\"tree\":[");
             for (int g = 0; g < d.tree.ngroups; g++)
                 print_tree(&d.tree, d.tree.root[g], 0, &printed, max, 1, &first);
@@ -381,15 +383,18 @@ int main(int argc, char **argv)
            "buffer %s, %d fallbacks\n",
            secs * 1e3, cpu * 1e3, plan.ndomains, plan.max_rounds, b1, plan.fallbacks);
     if (memory) {
-        printf("%d aggregation groups; %d leaves before remerging, %d remerges\n", d.groups.n,
-               d.initial_leaves, d.remerges);
-        printf("\naggregation groups:\n  %5s %16s %16s %16s\n", "group", "start", "end", "bytes");
+        printf("%d aggregation groups; %d leaves before remerging, %d remerges; %d groups re-cut "
+               "to even rounds\n",
+               d.groups.n, d.initial_leaves, d.remerges, d.balanced);
+        printf("\naggregation groups:\n  %5s %16s %16s %16s %8s\n", "group", "start", "end",
+               "bytes", "re-cut");
         for (int g = 0; g < d.groups.n && g < max; g++)
-            printf("  %5d %16" PRId64 " %16" PRId64 " %16" PRId64 "\n", g, d.groups.start[g],
-                   d.groups.end[g], d.groups.bytes[g]);
+            printf("  %5d %16" PRId64 " %16" PRId64 " %16" PRId64 " %8s\n", g, d.groups.start[g],
+                   d.groups.end[g], d.groups.bytes[g], d.group_balanced[g] ? "yes" : "no");
         if (d.groups.n > max)
             printf("  ... %d more\n", d.groups.n - max);
-        printf("\npartition tree (after remerging; bytes as the planner estimates them):\n");
+        printf("\npartition tree (after remerging and re-cutting; bytes as the planner estimates "
+               "them):\n");
         for (int g = 0; g < d.tree.ngroups; g++)
             print_tree(&d.tree, d.tree.root[g], 0, &printed, max, 0, &first);
         if (printed > max)

@@ -112,6 +112,27 @@ void mcio_spans_free(mcio_spans *s)
     s->n = 0;
 }
 
+int64_t mcio_fdplan_domain_rounds(const mcio_spans *spans, int64_t fs, int64_t fe,
+                                  int64_t *window, int64_t stripe, int64_t *lo, int64_t *hi)
+{
+    int64_t w = *window;
+    if (stripe > 0 && w >= stripe)
+        w -= w % stripe; /* rounds write whole stripes */
+    if (w < 1)
+        w = 1;
+    *window = w;
+    if (!mcio_spans_clip(spans, fs, fe, lo, hi)) { /* nobody touches this domain */
+        *lo = *hi = fs;
+        return 0;
+    }
+    if (stripe > 0) { /* start rounds on a stripe boundary, inside the domain */
+        int64_t al = *lo - *lo % stripe;
+        *lo = al > fs ? al : fs;
+    }
+    int64_t span = *hi - *lo;
+    return span / w + (span % w != 0); /* no overflow near INT64_MAX */
+}
+
 int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
                             mcio_plan_params params)
 {
@@ -122,28 +143,11 @@ int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *s
     plan->max_rounds = 0;
     plan->max_buffer = 0;
     for (int d = 0; d < plan->ndomains; d++) {
-        int64_t fs = plan->fd_start[d], fe = plan->fd_end[d];
-        int64_t lo = INT64_MAX, hi = INT64_MIN;
-        int touched = mcio_spans_clip(&spans, fs, fe, &lo, &hi);
-        int64_t w = plan->window[d] > 0 ? plan->window[d] : params.buffer_size;
-        if (params.stripe > 0 && w >= params.stripe)
-            w -= w % params.stripe; /* rounds write whole stripes */
-        if (w < 1)
-            w = 1;
-        plan->window[d] = w;
-        if (!touched) { /* nobody touches this domain */
-            plan->win_start[d] = plan->win_end[d] = fs;
-            plan->rounds[d] = 0;
-            continue;
-        }
-        if (params.stripe > 0) { /* start rounds on a stripe boundary, inside the domain */
-            int64_t al = lo - lo % params.stripe;
-            lo = al > fs ? al : fs;
-        }
-        plan->win_start[d] = lo;
-        plan->win_end[d] = hi;
-        int64_t span = hi - lo;
-        int64_t rounds = span / w + (span % w != 0); /* no overflow near INT64_MAX */
+        if (plan->window[d] <= 0)
+            plan->window[d] = params.buffer_size;
+        int64_t rounds = mcio_fdplan_domain_rounds(&spans, plan->fd_start[d], plan->fd_end[d],
+                                                   &plan->window[d], params.stripe,
+                                                   &plan->win_start[d], &plan->win_end[d]);
         if (rounds > INT32_MAX) {
             st = MCIO_ERR_ARG; /* the caller says: raise cb_buffer_size */
             goto fail;
@@ -151,7 +155,7 @@ int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *s
         plan->rounds[d] = (int)rounds;
         if (plan->rounds[d] > plan->max_rounds)
             plan->max_rounds = plan->rounds[d];
-        int64_t buf = span < w ? span : w;
+        int64_t buf = mcio_fdplan_buffer(plan, d);
         if (buf > plan->max_buffer)
             plan->max_buffer = buf;
     }

@@ -263,6 +263,8 @@ typedef struct mcio_memplan {
     int64_t *domain_bytes; /* [ndomains] requested bytes (mcio_reqmap) */
     int64_t *grant;        /* [ndomains] memory reserved for the domain's collective buffer */
     int *fallback;         /* [ndomains] 1: located by the fallback */
+    int *group_balanced;   /* [groups.n] 1: the group's domains were re-cut to even rounds */
+    int balanced;          /* groups re-cut */
     int initial_leaves;    /* domains before remerging */
     int remerges;
     int nnodes;
@@ -276,7 +278,8 @@ typedef struct mcio_memplan {
  * partition tree per group, aggregators located on the candidate node with the most memory
  * left (at most params.nah per node, one domain per rank), remerging when no candidate has
  * params.memmin, and a fallback that never fails for lack of memory (the node with the most
- * memory, the smallest workable buffer, more rounds; counted in plan->fallbacks).
+ * memory, the smallest workable buffer, more rounds; counted in plan->fallbacks), then, per
+ * group, domains re-cut in proportion to their buffers when that evens out their rounds.
  * Each domain's window is the memory reserved for it: the buffers of a node sum to at most its
  * topo->node_mem, except on a fallback with less than the smallest workable buffer.
  * detail may be NULL; otherwise it is filled (free with mcio_memplan_free).
@@ -331,6 +334,15 @@ int mcio_spans_build(int nprocs, const mcio_summary *sum, mcio_spans *s);
 int mcio_spans_clip(const mcio_spans *s, int64_t fs, int64_t fe, int64_t *lo, int64_t *hi);
 
 void mcio_spans_free(mcio_spans *s);
+
+/*
+ * The rounds of a domain [fs, fe) with a collective buffer of *window bytes, as
+ * mcio_fdplan_fill_rounds counts them: *window is rounded down to a stripe multiple when that
+ * leaves at least one stripe; [*lo, *hi) is the domain's data region, its start aligned down to
+ * a stripe boundary inside the domain. Returns 0 (and *lo = *hi = fs) when nobody touches it.
+ */
+int64_t mcio_fdplan_domain_rounds(const mcio_spans *spans, int64_t fs, int64_t fe,
+                                  int64_t *window, int64_t stripe, int64_t *lo, int64_t *hi);
 
 /* Index of the domain holding byte off, or -1. Domains are sorted and disjoint. */
 int mcio_fdplan_find(const mcio_fdplan *plan, int64_t off);

@@ -17,6 +17,8 @@
  *                      one that requests bytes in the domain, on the chosen node
  *   remerging          a leaf whose candidate nodes lack memory leaves the tree and a
  *                      neighbouring leaf takes over its region (section 3.3, Fig. 8)
+ *   round              one fill and flush of an aggregator's collective buffer; a call lasts
+ *                      as long as its busiest aggregator's rounds
  *   Msggroup           requested bytes per aggregation group, about (hint mcio_msggroup)
  *   Msgind             requested bytes per file domain, at most (hint mcio_msgind)
  *   Nah                most aggregators one node hosts (hint mcio_nah)
@@ -37,8 +39,15 @@
  * cb_buffer_size, Memavl), taken from the node's Memavl: cb_buffer_size keeps ROMIO's meaning
  * (the most an aggregator holds per round), so a domain larger than it takes several rounds.
  * One round of a whole 32 MiB domain (the paper's Msgind) ran at a third of the bandwidth of
- * two 16 MiB rounds here, the bigger buffer costing more than the extra round. When the last leaf of a group cannot be located, the
- * fallback takes the candidate with the most memory and the smallest workable buffer.
+ * two 16 MiB rounds here, the bigger buffer costing more than the extra round. When the last
+ * leaf of a group cannot be located, the fallback takes the candidate with the most memory and
+ * the smallest workable buffer.
+ *
+ * Not in the paper: remerging hands a starved leaf to whichever neighbour the tree's shape
+ * gives, so a group whose nodes ran out of memory folds all its remaining leaves into one
+ * domain, whose aggregator then runs a hundred rounds while the others run a few. After
+ * location each group is re-cut, domains in proportion to their buffers, when that lowers the
+ * group's most rounds (balance_group).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -639,6 +648,123 @@ static void unlocate(locator *L, located *loc)
     loc->rank = -1;
 }
 
+/* ---- Rounds balancing (mcio's addition to section 3.4) ---- */
+
+/* A domain's aggregator and what was reserved for it: they move together. */
+typedef struct hosted {
+    int64_t mid; /* the aggregator's span's middle: the order of the new domains */
+    int rank, fallback;
+    int64_t window, grant;
+} hosted;
+
+static int by_mid(const void *x, const void *y)
+{
+    const hosted *a = x, *b = y;
+    if (a->mid != b->mid)
+        return (a->mid > b->mid) - (a->mid < b->mid);
+    return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/*
+ * The domains of one group, [a, b) in file order, run in a collective call whose rounds are
+ * synchronised: the group takes as long as its busiest domain. Remerging leaves that balance
+ * to chance (when a group's nodes run out of memory, its last leaves all fold into one domain)
+ * and buffers cut by a node's Memavl differ, so one domain may run a hundred rounds where its
+ * neighbours run two. Re-cut the group so that each domain's share of the group's data region
+ * is proportional to its buffer, boundaries on stripe multiples, the aggregators (each with
+ * its buffer and the memory reserved for it) in the order of their spans' middles, so that
+ * they stay near their data; adopt it only if it lowers the group's most rounds. An aggregator
+ * may then request no byte of its new domain (in IOR's layout the file's last part is only
+ * the last ranks'): like ROMIO's cb_nodes aggregators, it gathers the domain all the same.
+ */
+static int balance_group(mcio_fdplan *plan, mcio_memplan *d, int a, int b,
+                         const mcio_summary *sum, const mcio_spans *spans, int64_t stripe,
+                         int *balanced)
+{
+    int n = b - a, ok = 1;
+    int64_t lo, hi, glo, ghi, total = 0, old_max = 0, new_max = 0, share = 0;
+    *balanced = 0;
+    if (n < 2 || !mcio_spans_clip(spans, plan->fd_start[a], plan->fd_end[b - 1], &glo, &ghi))
+        return MCIO_SUCCESS;
+    hosted *h = malloc((size_t)n * sizeof *h);
+    int64_t *cut = malloc(((size_t)n + 1) * sizeof *cut);
+    if (!h || !cut) {
+        free(h);
+        free(cut);
+        return MCIO_ERR_NOMEM;
+    }
+    for (int k = a; k < b; k++) {
+        const mcio_summary *s = &sum[plan->agg_rank[k]];
+        hosted *x = &h[k - a];
+        *x = (hosted){.mid = s->start + (s->end - s->start) / 2, .rank = plan->agg_rank[k],
+                      .fallback = d->fallback[k], .window = plan->window[k], .grant = d->grant[k]};
+        int64_t w = x->window;
+        old_max = max64(old_max, mcio_fdplan_domain_rounds(spans, plan->fd_start[k],
+                                                           plan->fd_end[k], &w, stripe, &lo, &hi));
+        total += w;
+    }
+    qsort(h, (size_t)n, sizeof *h, by_mid);
+    cut[0] = plan->fd_start[a];
+    cut[n] = plan->fd_end[b - 1];
+    for (int i = 0; ok && i < n; i++) {
+        int64_t w = h[i].window;
+        if (i + 1 < n) {
+            mcio_fdplan_domain_rounds(spans, 0, 0, &w, stripe, &lo, &hi); /* w as it will run */
+            share += w;
+            int64_t x = glo + (int64_t)((long double)(ghi - glo) * (long double)share /
+                                        (long double)total);
+            if (stripe > 0) {
+                int64_t down = x - x % stripe;
+                x = x - down <= down + stripe - x ? down : down + stripe;
+            }
+            cut[i + 1] = x;
+        }
+        w = h[i].window;
+        int64_t rounds = cut[i + 1] > cut[i] ? mcio_fdplan_domain_rounds(
+                                                   spans, cut[i], cut[i + 1], &w, stripe, &lo, &hi)
+                                             : 0;
+        ok = rounds > 0; /* a domain in a hole between the ranks' spans would idle */
+        new_max = max64(new_max, rounds);
+    }
+    *balanced = ok && new_max < old_max;
+    if (*balanced)
+        for (int k = a; k < b; k++) {
+            const hosted *x = &h[k - a];
+            plan->fd_start[k] = cut[k - a];
+            plan->fd_end[k] = cut[k - a + 1];
+            plan->agg_rank[k] = x->rank;
+            plan->window[k] = x->window;
+            d->grant[k] = x->grant;
+            d->fallback[k] = x->fallback;
+        }
+    free(h);
+    free(cut);
+    return MCIO_SUCCESS;
+}
+
+/* The tree follows its leaves after balancing: each leaf takes its domain's region, and each
+ * vertex above, the region from its leftmost leaf's start to its rightmost leaf's end. */
+static void retile_tree(mcio_ptree *t, const mcio_fdplan *plan, const int *domain_vertex,
+                        const mcio_reqmap *m)
+{
+    for (int k = 0; k < plan->ndomains; k++) {
+        mcio_ptree_vertex *x = &t->v[domain_vertex[k]];
+        x->start = plan->fd_start[k];
+        x->end = plan->fd_end[k];
+        x->bytes = mcio_reqmap_bytes(m, x->start, x->end);
+    }
+    for (int k = 0; k < plan->ndomains; k++)
+        for (int v = t->v[domain_vertex[k]].parent; v >= 0; v = t->v[v].parent) {
+            mcio_ptree_vertex *x = &t->v[v];
+            int64_t s = t->v[leftmost_leaf(t, v)].start, e = t->v[rightmost_leaf(t, v)].end;
+            if (x->start == s && x->end == e)
+                break; /* right already, or an earlier leaf's walk went on from here */
+            x->start = s;
+            x->end = e;
+            x->bytes = mcio_reqmap_bytes(m, s, e);
+        }
+}
+
 void mcio_memplan_free(mcio_memplan *d)
 {
     mcio_aggr_groups_free(&d->groups);
@@ -648,6 +774,7 @@ void mcio_memplan_free(mcio_memplan *d)
     free(d->domain_bytes);
     free(d->grant);
     free(d->fallback);
+    free(d->group_balanced);
     free(d->node_budget);
     free(d->node_used);
     free(d->node_aggs);
@@ -713,7 +840,9 @@ int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_pl
     d.domain_bytes = malloc(((size_t)nd + 1) * sizeof(int64_t));
     d.grant = malloc(((size_t)nd + 1) * sizeof(int64_t));
     d.fallback = malloc(((size_t)nd + 1) * sizeof(int));
-    if (!d.domain_vertex || !d.domain_group || !d.domain_bytes || !d.grant || !d.fallback)
+    d.group_balanced = calloc((size_t)d.groups.n + 1, sizeof(int));
+    if (!d.domain_vertex || !d.domain_group || !d.domain_bytes || !d.grant || !d.fallback ||
+        !d.group_balanced)
         goto fail;
     for (int g = 0, k = 0; g < d.groups.n; g++)
         k += mcio_ptree_leaves(&d.tree, g, d.domain_vertex + k);
@@ -726,10 +855,21 @@ int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_pl
         plan->window[k] = l->grant;
         plan->fallbacks += l->fallback;
         d.domain_group[k] = v->group;
-        d.domain_bytes[k] = mcio_reqmap_bytes(&m, v->start, v->end);
         d.grant[k] = l->grant;
         d.fallback[k] = l->fallback;
     }
+    for (int a = 0, b; a < nd; a = b) { /* each group's domains are consecutive */
+        for (b = a + 1; b < nd && d.domain_group[b] == d.domain_group[a]; b++)
+            ;
+        st = balance_group(plan, &d, a, b, sum, &spans, params.stripe,
+                           &d.group_balanced[d.domain_group[a]]);
+        if (st != MCIO_SUCCESS)
+            goto fail;
+        d.balanced += d.group_balanced[d.domain_group[a]];
+    }
+    retile_tree(&d.tree, plan, d.domain_vertex, &m);
+    for (int k = 0; k < nd; k++)
+        d.domain_bytes[k] = mcio_reqmap_bytes(&m, plan->fd_start[k], plan->fd_end[k]);
     st = mcio_fdplan_fill_rounds(plan, topo->nprocs, sum, params);
     if (st != MCIO_SUCCESS)
         goto fail;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "plan_test_util.h"
@@ -380,13 +381,15 @@ const PlanCase plan_cases[] = {
     /* Nah = 2 on one node, four leaves [0,10) [10,20) [20,30) [30,40): the third finds its node
      * full, merges with [30,40) (case 1), still full, then [20,40) leaves and [10,20), the
      * rightmost leaf of its sibling, takes it over (case 2) and is located again: rank 1 has
-     * the most bytes of [10,40) among the free processes on a tie, lowest rank. */
+     * the most bytes of [10,40) among the free processes on a tie, lowest rank. That leaves
+     * rounds of 1 and 3; with equal buffers the group is re-cut in halves, 2 rounds each, and
+     * rank 1 gathers [20,40), where it requests nothing. */
     {"NahLimitsAggregatorsPerNode",
      {{0, 10}, {10, 20}, {20, 30}, {30, 40}},
      {0, 0, 0, 0},
      {},
      params(2, 10, 1 << 30, 0),
-     {{0, 0, 10, 0, 10, 10, 1}, {1, 10, 40, 10, 40, 10, 3}},
+     {{0, 0, 20, 0, 20, 10, 2}, {1, 20, 40, 20, 40, 10, 2}},
      2,
      0,
      {20}},
@@ -461,6 +464,50 @@ TEST(MemoryPlans, ByNameFromTheTable)
     Plan P;
     ASSERT_EQ(p->plan(&topo, s.data(), params(4, 20, 1 << 30, 0), &P.p), MCIO_SUCCESS);
     EXPECT_EQ(P.p.ndomains, 5);
+}
+
+/* IOR's interleaved layout on 8 nodes, memory for 5 aggregators of unequal buffers: the
+ * leaves past the last located one fold into it (remerging), which alone would run that domain
+ * in many small rounds; the group is re-cut so that each domain's share of the 32 KiB is in
+ * proportion to its buffer (8+8+3+2+1 KiB), at most ceil(32/22) + 1 rounds each, every buffer
+ * still within its node's memory. */
+TEST(MemoryPlans, RemergedDomainsAreReCutToEvenRounds)
+{
+    const int64_t B = 1024;
+    std::vector<mcio_summary> s;
+    for (int r = 0; r < 8; r++)
+        s.push_back(mcio_summary{r * B, (24 + r + 1) * B, 4 * B});
+    std::vector<int> node = {0, 1, 2, 3, 4, 5, 6, 7};
+    std::vector<int64_t> mem = {8 * B, 8 * B, 3 * B, 2 * B, 1 * B, 0, 0, 0};
+    mcio_topology topo{};
+    topo.nprocs = 8;
+    topo.nnodes = 8;
+    topo.node_of_rank = node.data();
+    topo.node_mem = mem.data();
+    Plan P;
+    Memplan M;
+    ASSERT_EQ(mcio_plan_memory(&topo, s.data(), params(1, 4 * B, 1 << 30, B), &P.p, &M.d),
+              MCIO_SUCCESS);
+    EXPECT_GT(M.d.remerges, 0);
+    EXPECT_EQ(M.d.balanced, 1);
+    EXPECT_EQ(P.p.ndomains, 5);
+    EXPECT_LE(P.p.max_rounds, 3);
+    int64_t covered = 0;
+    for (int k = 0; k < P.p.ndomains; k++) {
+        SCOPED_TRACE("domain " + std::to_string(k));
+        EXPECT_GE(P.p.rounds[k], 1);
+        covered += P.p.fd_end[k] - P.p.fd_start[k];
+        int j = node[P.p.agg_rank[k]];
+        EXPECT_LE(M.d.node_used[j], mem[j]);
+        /* The tree's leaves follow the re-cut domains. */
+        const mcio_ptree_vertex &v = M.d.tree.v[M.d.domain_vertex[k]];
+        EXPECT_EQ(v.start, P.p.fd_start[k]);
+        EXPECT_EQ(v.end, P.p.fd_end[k]);
+    }
+    EXPECT_EQ(covered, 32 * B);
+    const mcio_ptree_vertex &root = M.d.tree.v[M.d.tree.root[0]];
+    EXPECT_EQ(root.start, 0);
+    EXPECT_EQ(root.end, 32 * B);
 }
 
 TEST(MemoryPlans, NobodyAccessesAnything)
