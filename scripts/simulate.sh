@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The simulation results of docs/simulation.md, regenerated: builds the simulation build
 # (SimGrid's SMPI), runs the sweeps of tools/sim/sweep-*.json (memory-conscious against romio at
-# 120 and 1,080 ranks; aggregator placements on torus, dragonfly and fat-tree at 1,080 ranks, on
-# the ior and TAPIOCA patterns;
-# 4,096 ranks), and prints the Markdown tables. JSON and figures in out/sim-*.
-# Usage: scripts/simulate.sh [memory placement tapioca scale]   (default: all four)
+# 120 and 1,080 ranks, with the paper's Nah of 4 and with 1; aggregator placements on torus,
+# dragonfly and fat-tree at 1,080 ranks, on the ior and TAPIOCA patterns; 4,096 ranks), and
+# prints the Markdown tables. JSON and figures in out/sim-*.
+# Usage: scripts/simulate.sh [memory memory-nah1 placement tapioca scale]   (default: all five)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 build=$("$root/scripts/build.sh" smpi)
 sweeps=("$@")
-[ ${#sweeps[@]} -eq 0 ] && sweeps=(memory placement tapioca scale)
+[ ${#sweeps[@]} -eq 0 ] && sweeps=(memory memory-nah1 placement tapioca scale)
 cd "$root"
 for s in "${sweeps[@]}"; do
   /usr/bin/python3 tools/mcio-simsweep.py run "tools/sim/sweep-$s.json" --out "out/sim-$s.json" \
