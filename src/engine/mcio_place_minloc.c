@@ -37,7 +37,11 @@ static int candidate_op_create(MPI_Datatype *type, MPI_Op *op)
         return 0;
     int rc = PMPI_Type_create_resized(raw, 0, (MPI_Aint)sizeof(mcio_place_candidate), type);
     PMPI_Type_free(&raw);
-    if (rc != MPI_SUCCESS || PMPI_Type_commit(type) != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        *type = MPI_DATATYPE_NULL;
+        return 0;
+    }
+    if (PMPI_Type_commit(type) != MPI_SUCCESS)
         goto fail;
     if (PMPI_Op_create(better_of, 1, op) != MPI_SUCCESS)
         goto fail;
