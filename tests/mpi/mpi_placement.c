@@ -159,7 +159,7 @@ static void scenario(const char *topo_path, int placement, int rule, int via_env
                            d, got[d], plan.agg_rank[d]);
                 free(got);
             }
-            /* Equal keys: no node hosts two aggregators more than another. */
+            /* Equal keys: the nodes' aggregator counts differ by one at most. */
             if (interleaved && placement == MCIO_PLACE_GREEDY) {
                 int *per = calloc((size_t)nnodes, sizeof(int)), lo = n, hi = 0;
                 for (int d = 0; d < plan.ndomains; d++)
