@@ -23,12 +23,16 @@ extern "C" {
 /* The mcio_placement hint, in the order of its names. */
 enum mcio_placement {
     MCIO_PLACE_SPREAD = 0, /* default: cb_nodes spread evenly over nodes and ranks (romio) */
-    MCIO_PLACE_GREEDY,     /* the lowest rank with data in the domain */
-    MCIO_PLACE_SHORTEST,   /* a rank of the domain nearest its I/O node, lowest rank on ties */
-    MCIO_PLACE_LONGEST,    /* a rank of the domain farthest from its I/O node, lowest on ties */
-    MCIO_PLACE_TOPOLOGY,   /* the rank minimizing C1 + C2, lowest rank on ties */
+    MCIO_PLACE_GREEDY,     /* a rank with data in the domain (every key equal: the tie rule) */
+    MCIO_PLACE_SHORTEST,   /* a rank of the domain nearest its I/O node */
+    MCIO_PLACE_LONGEST,    /* a rank of the domain farthest from its I/O node */
+    MCIO_PLACE_TOPOLOGY,   /* the rank minimizing C1 + C2 */
     MCIO_PLACE_COUNT
 };
+/* Every elected policy breaks ties between equal keys by the aggregators the candidate's node
+ * already hosts, fewer first, then by the lower rank (mcio_place_better): on a pattern where
+ * every rank has the same key (interleaved, as IOR's) the aggregators spread over the nodes
+ * instead of filling the first nodes. */
 
 /* The mcio_socket_rule hint. */
 enum mcio_socket_rule {
@@ -73,12 +77,27 @@ int mcio_place_apply(const mcio_topology *topo, const mcio_summary *sum, mcio_pl
 
 /*
  * The policy's key for rank r as the aggregator of the domain [lo, hi): what rank r computes for
- * itself in TAPIOCA's distributed election (smaller is better, the lower rank on ties; greedy's
- * key is 0 for every rank). policy: enum mcio_placement other than SPREAD. O(ranks).
- * Returns 0, MCIO_ERR_ARG or MCIO_ERR_NOMEM.
+ * itself in TAPIOCA's distributed election (smaller is better, ties settled by
+ * mcio_place_better; greedy's key is 0 for every rank). policy: enum mcio_placement other than
+ * SPREAD. O(ranks). Returns 0, MCIO_ERR_ARG or MCIO_ERR_NOMEM.
  */
 int mcio_place_key(const mcio_topology *topo, const mcio_summary *sum, int policy, int64_t lo,
                    int64_t hi, int r, double *key);
+
+/* A candidate of an election: its key, the aggregators already elected on its node, its rank. */
+typedef struct mcio_place_candidate {
+    double key;
+    int node_load;
+    int rank;
+} mcio_place_candidate;
+
+/*
+ * The order of every election, the pure one here and the engine's distributed one alike:
+ * nonzero when a is elected before b, that is a smaller key, on equal keys fewer aggregators
+ * on its node, then the lower rank. A total order on distinct ranks, so the winner does not
+ * depend on the order candidates are compared in (the engine reduces in any order).
+ */
+int mcio_place_better(const mcio_place_candidate *a, const mcio_place_candidate *b);
 
 /* Where an aggregator sits and what the model says its domain costs (seconds). */
 typedef struct mcio_agg_info {

@@ -15,8 +15,11 @@
  *   C1(A)       max over i in V_C, i != A, of l * d(i, A) + w(i, A) / B: the slowest sender
  *   C2(A)       l * d(A, IO) + (sum of w) / (|V_C| * B): reaching the I/O node, its data term
  *               normalized by |V_C| as the paper does so that C1 and C2 weigh alike
- *   greedy      the lowest rank of the domain
+ *   greedy      any rank of the domain: every key is 0, so the tie rule alone decides
  *   shortest / longest   a rank on a node nearest to / farthest from the I/O node
+ *   node load   the aggregators already elected on a node; on equal keys the candidate whose
+ *               node hosts fewer wins, then the lower rank (mcio_place_better), so that equal
+ *               keys (an interleaved pattern: every rank in every domain) spread over nodes
  *   distributed socket rule   a node's k-th aggregator goes to socket k mod sockets, so several
  *               aggregators of a node use different memory buses whatever the rank binding
  */
@@ -177,7 +180,7 @@ static double c2_of(const domain_view *v, const mcio_network *net, int ja)
     return net->latency * mcio_network_io_hops(net, ja) + v->total / ((double)n * net->bandwidth);
 }
 
-/* The policy's key of rank r (smaller is better; ties go to the lower rank). */
+/* The policy's key of rank r (smaller is better; ties settled by mcio_place_better). */
 static double key_of(int policy, const domain_view *v, const mcio_network *net,
                      const mcio_topology *topo, int r, const double *remote)
 {
@@ -190,7 +193,7 @@ static double key_of(int policy, const domain_view *v, const mcio_network *net,
     case MCIO_PLACE_TOPOLOGY:
         return c1_of(v, net, r, j, remote[j]) + c2_of(v, net, j);
     default:
-        return 0; /* greedy: the rank order decides */
+        return 0; /* greedy: the tie rule decides */
     }
 }
 
@@ -208,20 +211,37 @@ typedef struct election {
     char *remote_done;    /* [nnodes] */
 } election;
 
+/* The node load: aggregators already on node j, over its sockets. */
+static int node_load(const election *e, int j)
+{
+    int n = 0;
+    for (int s = 0; s < e->S; s++)
+        n += e->load[j * e->S + s];
+    return n;
+}
+
+int mcio_place_better(const mcio_place_candidate *a, const mcio_place_candidate *b)
+{
+    if (a->key != b->key)
+        return a->key < b->key;
+    if (a->node_load != b->node_load)
+        return a->node_load < b->node_load;
+    return a->rank < b->rank;
+}
+
 static int is_sender(const election *e, int r)
 {
     return e->sum[r].bytes > 0 && e->sum[r].end > e->lo && e->sum[r].start < e->hi;
 }
 
 /*
- * The best unused rank by the policy's key, lowest rank on ties, among the senders
- * (only_senders) or all ranks; restricted to node `node` and its sockets holding `load`
- * aggregators when node >= 0. -1 when none qualifies.
+ * The best unused rank by the policy's key, ties by node load then rank (mcio_place_better),
+ * among the senders (only_senders) or all ranks; restricted to node `node` and its sockets
+ * holding `load` aggregators when node >= 0. -1 when none qualifies.
  */
 static int elect(election *e, int only_senders, int node, int load)
 {
-    int best = -1;
-    double best_key = DBL_MAX;
+    mcio_place_candidate best = {.key = DBL_MAX, .node_load = 0, .rank = -1};
     for (int r = 0; r < e->topo->nprocs; r++) {
         int j = e->topo->node_of_rank[r];
         if (e->used[r] || (only_senders && !is_sender(e, r)))
@@ -232,13 +252,13 @@ static int elect(election *e, int only_senders, int node, int load)
             e->remote[j] = remote_term(e->v, e->net, j);
             e->remote_done[j] = 1;
         }
-        double k = key_of(e->policy, e->v, e->net, e->topo, r, e->remote);
-        if (best < 0 || k < best_key) {
-            best = r;
-            best_key = k;
-        }
+        mcio_place_candidate c = {.key = key_of(e->policy, e->v, e->net, e->topo, r, e->remote),
+                                  .node_load = node_load(e, j),
+                                  .rank = r};
+        if (best.rank < 0 || mcio_place_better(&c, &best))
+            best = c;
     }
-    return best;
+    return best.rank;
 }
 
 /* The socket rule: move the choice to the least-loaded sockets of its node, unless it is on one

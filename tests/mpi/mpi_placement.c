@@ -11,7 +11,10 @@
  *                (seeded, some empty), blocks in rank order; romio_cb_write=enable so that the
  *                non-interleaved blocks are aggregated; a small buffer for several rounds
  *   MINLOC       TAPIOCA's distributed election (mcio_engine_place_minloc: each rank its own
- *                key, an MPI_MINLOC allreduce) elects the same aggregators as the pure planner
+ *                key, a MINLOC-like allreduce) elects the same aggregators as the pure planner
+ *   equal keys   IOR's interleaved pattern (every rank in every domain) with each elected
+ *                policy: both elections agree, and greedy, whose keys are all equal, spreads
+ *                the aggregators over the nodes (ties go to the node hosting fewer)
  *   sources      the topology file named by the hint, or by MCIO_TOPOLOGY_FILE
  *   errors       a malformed file, a missing one, one with fewer nodes than the job: the open
  *                fails on every rank with MCIO_ERR_HINT and a message naming file and line;
@@ -66,16 +69,29 @@ static void tapioca_blocks(mt_extents *all, int n, int64_t max, uint64_t seed)
     }
 }
 
-static void scenario(const char *topo_path, int placement, int rule, int via_env)
+/* IOR's interleaved pattern: rank r writes transfers of t bytes at (k * n + r) * t, k < segs.
+ * Every rank's summary overlaps every domain, and greedy gives every rank the same key. */
+static void interleaved_blocks(mt_extents *all, int n, int64_t t, int segs)
+{
+    for (int r = 0; r < n; r++)
+        for (int k = 0; k < segs; k++)
+            mt_ext_push(&all[r], ((int64_t)k * n + r) * t, t);
+}
+
+static void scenario(const char *topo_path, int placement, int rule, int via_env,
+                     int interleaved)
 {
     int n = mt.nprocs, me = mt.rank;
     char name[96], path[512], cbn[16];
-    snprintf(name, sizeof name, "%s-%s%s", mcio_placement_name(placement),
-             mcio_socket_rule_name(rule), via_env ? "-env" : "");
+    snprintf(name, sizeof name, "%s-%s%s%s", mcio_placement_name(placement),
+             mcio_socket_rule_name(rule), via_env ? "-env" : "", interleaved ? "-ior" : "");
     mt.ctx = name;
     mt_path(path, sizeof path, name);
     mt_extents *all = calloc((size_t)n, sizeof *all);
-    tapioca_blocks(all, n, 3000, 42 + (uint64_t)placement * 2 + (uint64_t)rule);
+    if (interleaved)
+        interleaved_blocks(all, n, 100, 8);
+    else
+        tapioca_blocks(all, n, 3000, 42 + (uint64_t)placement * 2 + (uint64_t)rule);
     int64_t size = 0;
     for (int r = 0; r < n; r++)
         size = mt_ext_end(&all[r]) > size ? mt_ext_end(&all[r]) : size;
@@ -139,9 +155,22 @@ static void scenario(const char *topo_path, int placement, int rule, int via_env
                                                   got));
                 for (int d = 0; d < plan.ndomains; d++)
                     CHECKF(got[d] == plan.agg_rank[d],
-                           "domain %d: MPI_MINLOC elects %d, the pure planner %d", d, got[d],
-                           plan.agg_rank[d]);
+                           "domain %d: the distributed election elects %d, the pure planner %d",
+                           d, got[d], plan.agg_rank[d]);
                 free(got);
+            }
+            /* Equal keys: the nodes' aggregator counts differ by one at most. */
+            if (interleaved && placement == MCIO_PLACE_GREEDY) {
+                int *per = calloc((size_t)nnodes, sizeof(int)), lo = n, hi = 0;
+                for (int d = 0; d < plan.ndomains; d++)
+                    per[node[plan.agg_rank[d]]]++;
+                for (int j = 0; j < nnodes; j++) {
+                    lo = per[j] < lo ? per[j] : lo;
+                    hi = per[j] > hi ? per[j] : hi;
+                }
+                CHECKF(hi - lo <= 1, "%d aggregators on %d nodes: %d to %d per node",
+                       plan.ndomains, nnodes, lo, hi);
+                free(per);
             }
             /* No rank twice (each aggregator has one collective buffer). */
             for (int d = 0; d < s.aggregators; d++)
@@ -226,8 +255,10 @@ int main(int argc, char **argv)
     mt_write_text(topo_path, mesh_text);
     for (int p = MCIO_PLACE_SPREAD; p < MCIO_PLACE_COUNT; p++)
         for (int rule = MCIO_SOCKET_NONE; rule < MCIO_SOCKET_COUNT; rule++)
-            scenario(topo_path, p, rule, 0);
-    scenario(topo_path, MCIO_PLACE_TOPOLOGY, MCIO_SOCKET_DISTRIBUTED, 1);
+            scenario(topo_path, p, rule, 0, 0);
+    scenario(topo_path, MCIO_PLACE_TOPOLOGY, MCIO_SOCKET_DISTRIBUTED, 1, 0);
+    for (int p = MCIO_PLACE_GREEDY; p < MCIO_PLACE_COUNT; p++)
+        scenario(topo_path, p, MCIO_SOCKET_NONE, 0, 1);
 
     bad_file(topo_path, "grid 4:mesh 4:mesh\nio 3 9\n",
              ":2: io: coordinate 2 '9' is not in [0, 4)");

@@ -2,11 +2,12 @@
  * Aggregator placement (mcio_place_aggregators, mcio_place_spread_sockets, mcio_place_apply,
  * mcio_place_describe). Every expected aggregator is worked out by hand from TAPIOCA's
  * definitions (section 4.1; mcio_placement.h):
- *   greedy    the lowest rank with data in the domain
- *   shortest  the sender on a node with the smallest d(A, IO); lowest rank on ties
- *   longest   the largest d(A, IO); lowest rank on ties
+ *   greedy    a rank with data in the domain: every key is 0, the tie rule decides
+ *   shortest  the sender on a node with the smallest d(A, IO)
+ *   longest   the largest d(A, IO)
  *   topology  min C1 + C2, C1 = max_{i != A} l * d(i, A) + w_i / B,
- *             C2 = l * d(A, IO) + (sum w) / (|V_C| * B); lowest rank on ties
+ *             C2 = l * d(A, IO) + (sum w) / (|V_C| * B)
+ *   ties      equal keys go to the node hosting fewer aggregators, then to the lower rank
  *   no rank aggregates twice (domains elected in order; an unused rank when no sender is left)
  *   distributed socket rule: when the policy's rank sits on a socket of its node holding more
  *             aggregators than another socket of that node with unused ranks, re-elect among the
@@ -199,6 +200,61 @@ TEST(Placement, NoRankTwiceAndFallbackToUnusedRanks)
         EXPECT_EQ(place(t, sum, p, MCIO_SOCKET_NONE, {0, 50, 110, 120}),
                   (std::vector<int>{0, 1, 2}))
             << mcio_placement_name(p);
+}
+
+/*
+ * Equal keys spread over the nodes: 48 ranks on 4 nodes of 12, interleaved as IOR does (rank r
+ * writes 1 byte at r + 48 k, k < 8: its summary [r, 337 + r) overlaps every domain), 8 domains
+ * of 48 bytes, flat network. Greedy, shortest and longest give every rank the same key, so the
+ * node hosting the fewest aggregators wins, then the lowest rank: d0 0, d1 12, d2 24, d3 36
+ * (node 0, 1, 2, 3), then every node holds one: d4 1, d5 13, d6 25, d7 37. Two per node;
+ * ties by rank alone gave 0..7, all on node 0.
+ * Topology: in d1..d6 every rank's share is the whole 48 / 336 of its 8 bytes, so every key is
+ * l + w / B + C2, equal; in d0 the shares fall with the rank (48 - r of 336), and the
+ * candidates of node 0 all have C1 = l + top1(node 1) / B, the smallest; in d7 they grow
+ * (r + 1), and node 3's candidates have the smallest C1: node 0's rank 0 first, node 3's
+ * rank 37 last, the same eight ranks.
+ */
+TEST(Placement, EqualKeysSpreadOverNodes)
+{
+    const int n = 48, per_node = 12, naggs = 8;
+    std::vector<int> node(n);
+    std::vector<mcio_summary> sum(n);
+    for (int r = 0; r < n; r++) {
+        node[r] = r / per_node;
+        sum[r] = {r, 7 * n + r + 1, 8};
+    }
+    mcio_topology t{.nprocs = n, .nnodes = n / per_node, .node_of_rank = node.data(),
+                    .socket_of_rank = nullptr, .sockets_per_node = 1, .net = nullptr,
+                    .node_mem = nullptr};
+    std::vector<int64_t> bounds;
+    for (int d = 0; d <= naggs; d++)
+        bounds.push_back((int64_t)d * n);
+    for (int p = MCIO_PLACE_GREEDY; p < MCIO_PLACE_COUNT; p++) {
+        auto got = place(t, sum, p, MCIO_SOCKET_NONE, bounds);
+        EXPECT_EQ(got, (std::vector<int>{0, 12, 24, 36, 1, 13, 25, 37})) << mcio_placement_name(p);
+        std::vector<int> per(t.nnodes, 0);
+        for (int r : got)
+            per[node[r]]++;
+        EXPECT_EQ(per, (std::vector<int>{2, 2, 2, 2})) << mcio_placement_name(p);
+    }
+}
+
+/* The order of both elections (the pure one and the engine's reduction): key, then node load,
+ * then rank; a total order, whichever side is asked. */
+TEST(Placement, BetterIsKeyThenNodeLoadThenRank)
+{
+    const mcio_place_candidate c[] = {
+        {1.0, 0, 5}, /* the smallest key wins whatever its node and rank */
+        {2.0, 0, 9}, /* equal keys: the node with fewer aggregators */
+        {2.0, 1, 3},
+        {2.0, 1, 4}, /* equal keys and loads: the lower rank */
+        {3.0, 0, 0},
+    };
+    const int n = (int)(sizeof c / sizeof c[0]);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            EXPECT_EQ(mcio_place_better(&c[i], &c[j]), i < j) << i << " before " << j;
 }
 
 /*
