@@ -337,7 +337,7 @@ static void *io_thread(void *arg)
 
 /* Main thread, mu held when threaded: until done(k) holds, run the tasks nobody has started that
  * it waits for (the prepares of rounds up to k, the flushes that free their sub-buffers), else
- * sleep until the I/O thread finishes one. */
+ * poll until the I/O thread finishes the one it runs. */
 static void main_wait(pipe_io *io, int (*done)(const pipe_io *, int64_t), int64_t k)
 {
     while (!done(io, k)) {
@@ -395,7 +395,9 @@ static void release(pipe_io *io, int64_t k)
 {
     if (io->trace) {
         io->trace[k][TR_EXCHANGED] = now_ns();
-        if (k + io->slots < io->nrounds)
+        if (io->write)
+            io->trace[k][TR_FREE] = io->trace[k][TR_EXCHANGED]; /* its flush may start */
+        else if (k + io->slots < io->nrounds)
             io->trace[k + io->slots][TR_FREE] = io->trace[k][TR_EXCHANGED];
     }
     if (io->threaded) {
@@ -456,9 +458,10 @@ static void io_finish(pipe_io *io, int64_t *wait_ns)
     *wait_ns += now_ns() - t0;
 }
 
-/* MCIO_PIPELINE_TRACE=1: the aggregator prints on stderr, per round, in ms from the start of
- * the call, when its sub-buffer was free, when its prepare started and ended (and which thread
- * ran it), when the main thread began waiting for it, resumed, and finished its exchange. */
+/* MCIO_PIPELINE_TRACE=1: each aggregator prints on stderr, per round, in ms from the start of
+ * the call: when its file access could start (a read: its sub-buffer free; a write: the round
+ * exchanged), when it started and ended (and which thread ran it: io or m, main), when the
+ * main thread began waiting for the round's sub-buffer, resumed, and finished its exchange. */
 static void pipe_trace_print(const pipe_io *io, int64_t t0)
 {
     mcio_plan p = io->p;
@@ -644,7 +647,7 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
     const char *tr = getenv("MCIO_PIPELINE_TRACE");
     if (tr && *tr && *tr != '0' && io.nrounds > 0)
         io.trace = calloc((size_t)io.nrounds, sizeof *io.trace);
-    for (int64_t k = 0; io.trace && k < io.nrounds && k < io.slots; k++)
+    for (int64_t k = 0; io.trace && !write && k < io.nrounds && k < io.slots; k++)
         io.trace[k][TR_FREE] = t0;
     io_start(&io);
     int64_t wait_ns = 0, exch_ns;
