@@ -202,7 +202,8 @@ typedef struct pipe_io {
     /* The first failure, and the file access time of both threads; guarded by mu. */
     int status;
     char detail[MCIO_DETAIL_LEN];
-    int64_t io_ns, stolen_ns;
+    int accessing; /* file accesses in progress (0, 1 or 2) since accessing_since */
+    int64_t accessing_since, io_ns, stolen_ns;
     int64_t stolen; /* tasks the main thread ran itself while the thread was busy */
     int64_t (*trace)[7]; /* MCIO_PIPELINE_TRACE: per round, see pipe_trace_print */
 } pipe_io;
@@ -245,23 +246,34 @@ static void claim(pipe_io *io, int flush)
         io->next_prepare++;
 }
 
-/* Prepare or flush round k of my domain into or from sub-buffer k mod slots, unlocked.
- * Returns the status; *ns the time spent on the file. */
-static int do_task(pipe_io *io, int flush, int64_t k, int64_t *ns, char detail[MCIO_DETAIL_LEN])
+/* The runs of round k; *span: accessed as one span (read-modify-write of small holes). */
+static const mcio_piece *task_runs(const pipe_io *io, int64_t k, int64_t *n, int *span)
 {
     mcio_plan p = io->p;
-    mcio_file fh = p->fh;
-    *ns = 0;
     const mcio_piece *runs = p->runs + p->pipe->run_first[k];
-    int64_t n = p->pipe->run_first[k + 1] - p->pipe->run_first[k];
-    if (n == 0)
-        return MCIO_SUCCESS;
-    int span = mcio_round_use_span(runs, n) && (!io->write || fh->can_read);
-    if (!flush && io->write && !(span && n > 1))
-        return MCIO_SUCCESS; /* a write needs the old bytes only to fill holes it writes back */
+    *n = p->pipe->run_first[k + 1] - p->pipe->run_first[k];
+    *span = *n > 0 && mcio_round_use_span(runs, *n) && (!io->write || p->fh->can_read);
+    return runs;
+}
+
+/* Does the task touch the file? A write needs the old bytes only to fill holes it writes back. */
+static int task_accesses_file(const pipe_io *io, int flush, int64_t k)
+{
+    int64_t n;
+    int span;
+    task_runs(io, k, &n, &span);
+    return n > 0 && (flush || !io->write || (span && n > 1));
+}
+
+/* Prepare or flush round k of my domain into or from sub-buffer k mod slots, unlocked. */
+static int do_task(pipe_io *io, int flush, int64_t k, char detail[MCIO_DETAIL_LEN])
+{
+    mcio_file fh = io->p->fh;
+    int64_t n;
+    int span;
+    const mcio_piece *runs = task_runs(io, k, &n, &span);
     char *slot = slot_of(io, k);
     int64_t span_len = runs[n - 1].mem + runs[n - 1].len - runs[0].mem;
-    int64_t t0 = now_ns();
     int st = MCIO_SUCCESS;
     if (flush) {
         if (span)
@@ -278,26 +290,34 @@ static int do_task(pipe_io *io, int flush, int64_t k, int64_t *ns, char detail[M
             st = mcio_io_read_full(fh->io, fh->io_state, slot + runs[i].mem, runs[i].len,
                                    runs[i].off, fh->path, detail);
     }
-    *ns = now_ns() - t0;
     return st;
 }
 
 /* Run a claimed task, unlocked (after a failure, no more file access: the exchange still
- * completes), then record it done, locked. Called with mu held when threaded. */
+ * completes), then record it done, locked. Called with mu held when threaded. The file access
+ * time (t_io) counts the time during which at least one thread accessed the file, so that two
+ * accesses at once count once and t_io stays within the call's time. */
 static void run_task(pipe_io *io, int flush, int64_t k, int by_main)
 {
     char detail[MCIO_DETAIL_LEN] = "";
-    int64_t ns = 0, t0 = now_ns();
     int st = MCIO_SUCCESS;
     int traced = io->trace && flush == io->write; /* a read's prepares, a write's flushes */
+    int64_t t0 = now_ns();
     if (traced)
         io->trace[k][TR_START] = t0, io->trace[k][TR_WHO] = by_main;
-    if (io->status == MCIO_SUCCESS) {
+    if (io->status == MCIO_SUCCESS && task_accesses_file(io, flush, k)) {
+        if (io->accessing++ == 0)
+            io->accessing_since = t0;
         if (io->threaded)
             pthread_mutex_unlock(&io->mu);
-        st = do_task(io, flush, k, &ns, detail);
+        st = do_task(io, flush, k, detail);
         if (io->threaded)
             pthread_mutex_lock(&io->mu);
+        int64_t t1 = now_ns();
+        if (--io->accessing == 0)
+            io->io_ns += t1 - io->accessing_since;
+        if (by_main && io->threaded)
+            io->stolen++, io->stolen_ns += t1 - t0;
     }
     if (traced)
         io->trace[k][TR_END] = now_ns();
@@ -305,9 +325,6 @@ static void run_task(pipe_io *io, int flush, int64_t k, int by_main)
         io->status = st;
         memcpy(io->detail, detail, MCIO_DETAIL_LEN);
     }
-    io->io_ns += ns;
-    if (by_main && io->threaded)
-        io->stolen++, io->stolen_ns += now_ns() - t0;
     io->done[k] |= flush ? 2 : 1;
     while (io->prepared < io->nrounds && (io->done[io->prepared] & 1))
         io->prepared++;
