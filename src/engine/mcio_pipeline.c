@@ -25,6 +25,15 @@
  * exchanges: no cycle, and no MPI call waits on a file access, so no rank hangs on another's
  * I/O. With two or more sub-buffers, the exchange of round k runs while round k - 1 is written.
  *
+ * Who accesses the file. The I/O thread takes the next task as soon as there is one: it reads
+ * ahead into every free sub-buffer without being asked, and flushes in order. When the main
+ * thread would wait for a task that nobody has started (the thread not yet scheduled, or busy
+ * flushing), it runs the task itself (work-stealing), so the main thread never waits for a file
+ * access that has not begun; it waits, polling and yielding the processor as its MPI waits do,
+ * only for one in progress. At most two file accesses at once, one per thread. For reads this
+ * matters at the start of every call: the main thread reads round 0 while the I/O thread,
+ * created a moment before, reads round 1. MCIO_PIPELINE_TRACE=1 prints each round's timeline.
+ *
  * Transports (mcio_transport): p2p, two-sided, per round nonblocking sends and receives with
  * derived datatypes and one Waitall (as mcio_rounds.c); rma, one-sided, each rank puts (gets)
  * its pieces straight into (from) the aggregators' sub-buffers through an MPI_Win over the
@@ -61,6 +70,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -75,6 +85,7 @@ struct mcio_pipe {
     MPI_Aint *tdispls;  /* [largest group]: target displacements of an rma group */
     MPI_Win win;        /* rma: the collective buffers of all aggregators; else MPI_WIN_NULL */
     int one_fence;      /* rma: every busy aggregator has two sub-buffers or more */
+    unsigned char *done; /* [my rounds]: the tasks of each round done, cleared per call */
 };
 
 static int64_t now_ns(void)
@@ -105,7 +116,8 @@ int mcio_pipeline_prepare(mcio_plan p)
             maxg = p->send.first[g + 1] - p->send.first[g];
     pp->tdispls = malloc((size_t)maxg * sizeof(MPI_Aint));
     pp->run_first = malloc(((size_t)nrounds + 1) * sizeof(int64_t));
-    if (!pp->tdispls || !pp->run_first)
+    pp->done = malloc((size_t)nrounds + 1);
+    if (!pp->tdispls || !pp->run_first || !pp->done)
         return MCIO_ERR_NOMEM; /* the caller frees what was taken */
     /* The runs of every round of my domain, once: the I/O thread reads them, nobody writes. */
     int64_t at = 0, g = 0;
@@ -155,6 +167,7 @@ void mcio_pipeline_free(mcio_plan p)
     if (pp->win != MPI_WIN_NULL)
         PMPI_Win_free(&pp->win);
     free(pp->run_first);
+    free(pp->done);
     free(pp->tdispls);
     free(pp);
     p->pipe = NULL;
@@ -162,6 +175,14 @@ void mcio_pipeline_free(mcio_plan p)
 
 /* --- the I/O side: sub-buffers prepared and flushed, by the I/O thread or inline --- */
 
+/*
+ * Tasks are claimed in round order, prepares and flushes each in their own order, and may
+ * finish out of order: the I/O thread takes the next task as soon as there is one (reads ahead
+ * into every free sub-buffer without being asked), and the main thread, when it would wait for
+ * a task nobody has started, runs it itself (work-stealing). A late-waking I/O thread then
+ * costs the pipeline nothing: the main thread never waits for a file access that has not
+ * begun. At most one file access per thread, so at most two at once.
+ */
 typedef struct pipe_io {
     mcio_plan p;
     int write;
@@ -171,82 +192,144 @@ typedef struct pipe_io {
     int64_t subbuf;
     pthread_t thread;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    /* Progress, in rounds; guarded by mu when threaded. */
-    int64_t prepared, released, flushed;
+    pthread_cond_t cv; /* the I/O thread sleeps on it when it has no task */
+    /* Progress, in rounds; guarded by mu when threaded. A task is claimed (next_*), then done
+     * (done[k] bit 1: prepared, bit 2: flushed); prepared and flushed count the rounds done
+     * without a gap, the only ones the sub-buffers' reuse may rely on. */
+    int64_t next_prepare, next_flush, prepared, flushed, released;
+    unsigned char *done;
     int stop;
-    /* Written by whoever does the file access; read by the main thread after the join. */
+    /* The first failure, and the file access time of both threads; guarded by mu. */
     int status;
     char detail[MCIO_DETAIL_LEN];
-    int64_t io_ns;
+    int accessing; /* file accesses in progress (0, 1 or 2) since accessing_since */
+    int64_t accessing_since, io_ns, stolen_ns;
+    int64_t stolen; /* tasks the main thread ran itself while the thread was busy */
+    int64_t (*trace)[7]; /* MCIO_PIPELINE_TRACE: per round, see pipe_trace_print */
 } pipe_io;
+
+enum { TR_FREE, TR_START, TR_END, TR_WAIT, TR_RESUME, TR_EXCHANGED, TR_WHO };
 
 static char *slot_of(const pipe_io *io, int64_t k)
 {
     return io->p->cbuf + (k % io->slots) * io->subbuf;
 }
 
-/* The next task: prepare the next round whose sub-buffer is free (the main thread may be
- * waiting for it), else flush the oldest exchanged round. Returns 0 when there is none yet. */
+/* Is sub-buffer k mod slots free for round k (its previous round written or scattered)? */
+static int slot_free(const pipe_io *io, int64_t k)
+{
+    return k < (io->write ? io->flushed : io->released) + io->slots;
+}
+
+/* The next task for the I/O thread: prepare the next round whose sub-buffer is free (the main
+ * thread will want it next), else flush the oldest exchanged round. 0 when there is none. */
 static int next_task(const pipe_io *io, int *flush, int64_t *round)
 {
-    int64_t freed = io->write ? io->flushed : io->released;
-    if (io->prepared < io->nrounds && io->prepared < freed + io->slots) {
+    if (io->next_prepare < io->nrounds && slot_free(io, io->next_prepare)) {
         *flush = 0;
-        *round = io->prepared;
+        *round = io->next_prepare;
         return 1;
     }
-    if (io->write && io->flushed < io->released) {
+    if (io->write && io->next_flush < io->released) {
         *flush = 1;
-        *round = io->flushed;
+        *round = io->next_flush;
         return 1;
     }
     return 0;
 }
 
-/* Prepare or flush round k of my domain. Touches only the file and sub-buffer k mod slots. */
-static void do_task(pipe_io *io, int flush, int64_t k)
+static void claim(pipe_io *io, int flush)
+{
+    if (flush)
+        io->next_flush++;
+    else
+        io->next_prepare++;
+}
+
+/* The runs of round k; *span: accessed as one span (read-modify-write of small holes). */
+static const mcio_piece *task_runs(const pipe_io *io, int64_t k, int64_t *n, int *span)
 {
     mcio_plan p = io->p;
-    mcio_file fh = p->fh;
-    if (io->status != MCIO_SUCCESS)
-        return; /* after a failure, no more file access; the exchange still completes */
     const mcio_piece *runs = p->runs + p->pipe->run_first[k];
-    int64_t n = p->pipe->run_first[k + 1] - p->pipe->run_first[k];
-    if (n == 0)
-        return;
-    int span = mcio_round_use_span(runs, n) && (!io->write || fh->can_read);
-    if (!flush && io->write && !(span && n > 1))
-        return; /* a write needs the old bytes only to fill holes it writes back */
+    *n = p->pipe->run_first[k + 1] - p->pipe->run_first[k];
+    *span = *n > 0 && mcio_round_use_span(runs, *n) && (!io->write || p->fh->can_read);
+    return runs;
+}
+
+/* Does the task touch the file? A write needs the old bytes only to fill holes it writes back. */
+static int task_accesses_file(const pipe_io *io, int flush, int64_t k)
+{
+    int64_t n;
+    int span;
+    task_runs(io, k, &n, &span);
+    return n > 0 && (flush || !io->write || (span && n > 1));
+}
+
+/* Prepare or flush round k of my domain into or from sub-buffer k mod slots, unlocked. */
+static int do_task(pipe_io *io, int flush, int64_t k, char detail[MCIO_DETAIL_LEN])
+{
+    mcio_file fh = io->p->fh;
+    int64_t n;
+    int span;
+    const mcio_piece *runs = task_runs(io, k, &n, &span);
     char *slot = slot_of(io, k);
     int64_t span_len = runs[n - 1].mem + runs[n - 1].len - runs[0].mem;
-    int64_t t0 = now_ns();
     int st = MCIO_SUCCESS;
     if (flush) {
         if (span)
             st = mcio_io_write_full(fh->io, fh->io_state, slot + runs[0].mem, span_len,
-                                    runs[0].off, fh->path, io->detail);
+                                    runs[0].off, fh->path, detail);
         for (int64_t i = 0; !span && i < n && st == MCIO_SUCCESS; i++)
             st = mcio_io_write_full(fh->io, fh->io_state, slot + runs[i].mem, runs[i].len,
-                                    runs[i].off, fh->path, io->detail);
+                                    runs[i].off, fh->path, detail);
     } else {
         if (span)
             st = mcio_io_read_full(fh->io, fh->io_state, slot + runs[0].mem, span_len, runs[0].off,
-                                   fh->path, io->detail);
+                                   fh->path, detail);
         for (int64_t i = 0; !span && i < n && st == MCIO_SUCCESS; i++)
             st = mcio_io_read_full(fh->io, fh->io_state, slot + runs[i].mem, runs[i].len,
-                                   runs[i].off, fh->path, io->detail);
+                                   runs[i].off, fh->path, detail);
     }
-    io->io_ns += now_ns() - t0;
-    io->status = st;
+    return st;
 }
 
-static void advance(pipe_io *io, int flush)
+/* Run a claimed task, unlocked (after a failure, no more file access: the exchange still
+ * completes), then record it done, locked. Called with mu held when threaded. The file access
+ * time (t_io) counts the time during which at least one thread accessed the file, so that two
+ * accesses at once count once and t_io stays within the call's time. */
+static void run_task(pipe_io *io, int flush, int64_t k, int by_main)
 {
-    if (flush)
-        io->flushed++;
-    else
+    char detail[MCIO_DETAIL_LEN] = "";
+    int st = MCIO_SUCCESS;
+    int traced = io->trace && flush == io->write; /* a read's prepares, a write's flushes */
+    int64_t t0 = now_ns();
+    if (traced)
+        io->trace[k][TR_START] = t0, io->trace[k][TR_WHO] = by_main;
+    if (io->status == MCIO_SUCCESS && task_accesses_file(io, flush, k)) {
+        if (io->accessing++ == 0)
+            io->accessing_since = t0;
+        if (io->threaded)
+            pthread_mutex_unlock(&io->mu);
+        st = do_task(io, flush, k, detail);
+        if (io->threaded)
+            pthread_mutex_lock(&io->mu);
+        int64_t t1 = now_ns();
+        if (--io->accessing == 0)
+            io->io_ns += t1 - io->accessing_since;
+        if (by_main && io->threaded)
+            io->stolen++, io->stolen_ns += t1 - t0;
+    }
+    if (traced)
+        io->trace[k][TR_END] = now_ns();
+    if (st != MCIO_SUCCESS && io->status == MCIO_SUCCESS) {
+        io->status = st;
+        memcpy(io->detail, detail, MCIO_DETAIL_LEN);
+    }
+    io->done[k] |= flush ? 2 : 1;
+    while (io->prepared < io->nrounds && (io->done[io->prepared] & 1))
         io->prepared++;
+    while (io->flushed < io->nrounds && (io->done[io->flushed] & 2))
+        io->flushed++;
 }
 
 static void *io_thread(void *arg)
@@ -257,11 +340,8 @@ static void *io_thread(void *arg)
     pthread_mutex_lock(&io->mu);
     for (;;) {
         if (next_task(io, &flush, &k)) {
-            pthread_mutex_unlock(&io->mu);
-            do_task(io, flush, k);
-            pthread_mutex_lock(&io->mu);
-            advance(io, flush);
-            pthread_cond_broadcast(&io->cv);
+            claim(io, flush);
+            run_task(io, flush, k, 0);
         } else if (io->stop) {
             break;
         } else {
@@ -272,41 +352,75 @@ static void *io_thread(void *arg)
     return NULL;
 }
 
-/* Inline (no thread): run the next task, if any. Returns 0 when there was none. */
-static int step_inline(pipe_io *io)
+/* Main thread, mu held when threaded: until done(k) holds, run the tasks nobody has started that
+ * it waits for (the prepares of rounds up to k, the flushes that free their sub-buffers), else
+ * poll until the I/O thread finishes the one it runs. */
+static void main_wait(pipe_io *io, int (*done)(const pipe_io *, int64_t), int64_t k)
 {
-    int flush;
-    int64_t k;
-    if (!next_task(io, &flush, &k))
-        return 0;
-    do_task(io, flush, k);
-    advance(io, flush);
-    return 1;
+    while (!done(io, k)) {
+        int flush;
+        int64_t r;
+        if (next_task(io, &flush, &r) && (flush ? r + io->slots <= k : r <= k)) {
+            claim(io, flush);
+            run_task(io, flush, r, 1);
+            if (io->threaded)
+                pthread_cond_broadcast(&io->cv); /* the thread may be waiting for a free slot */
+        } else if (io->threaded) {
+            /* Poll, yielding the processor, as the MPI waits do (mcio_exchange_wait). Asleep on
+             * the condition variable the main thread woke in tens of microseconds when a core
+             * was free, but up to 2 ms after the prepare it waited for when a core was not
+             * (measured on a 2-core host), and a read's exchange is on the critical path. */
+            pthread_mutex_unlock(&io->mu);
+            sched_yield();
+            pthread_mutex_lock(&io->mu);
+        } else {
+            break; /* inline, nothing left to run (cannot happen while done() is false) */
+        }
+    }
+}
+
+static int is_prepared(const pipe_io *io, int64_t k)
+{
+    return io->prepared > k;
+}
+
+static int all_flushed(const pipe_io *io, int64_t k)
+{
+    (void)k; /* every round: the caller passes one past the last flush */
+    return !io->write || io->flushed >= io->released;
 }
 
 /* Main thread: wait until round k is prepared (its sub-buffer free and filled). */
 static void wait_prepared(pipe_io *io, int64_t k, int64_t *wait_ns)
 {
     int64_t t0 = now_ns();
-    if (io->threaded) {
+    if (io->trace)
+        io->trace[k][TR_WAIT] = t0;
+    if (io->threaded)
         pthread_mutex_lock(&io->mu);
-        while (io->prepared <= k)
-            pthread_cond_wait(&io->cv, &io->mu);
+    main_wait(io, is_prepared, k);
+    if (io->threaded)
         pthread_mutex_unlock(&io->mu);
-    } else {
-        while (io->prepared <= k && step_inline(io))
-            ;
-    }
-    *wait_ns += now_ns() - t0;
+    int64_t t1 = now_ns();
+    if (io->trace)
+        io->trace[k][TR_RESUME] = t1;
+    *wait_ns += t1 - t0;
 }
 
 /* Main thread: round k is exchanged; its sub-buffer goes to be flushed (writes) or is free. */
 static void release(pipe_io *io, int64_t k)
 {
+    if (io->trace) {
+        io->trace[k][TR_EXCHANGED] = now_ns();
+        if (io->write)
+            io->trace[k][TR_FREE] = io->trace[k][TR_EXCHANGED]; /* its flush may start */
+        else if (k + io->slots < io->nrounds)
+            io->trace[k + io->slots][TR_FREE] = io->trace[k][TR_EXCHANGED];
+    }
     if (io->threaded) {
         pthread_mutex_lock(&io->mu);
         io->released = k + 1;
-        pthread_cond_broadcast(&io->cv);
+        pthread_cond_broadcast(&io->cv); /* only the I/O thread can be waiting */
         pthread_mutex_unlock(&io->mu);
     } else {
         io->released = k + 1;
@@ -333,22 +447,22 @@ static void io_start(pipe_io *io)
         pthread_mutex_destroy(&io->mu);
         return;
     }
+    io->threaded = 1; /* before the thread exists: it reads it */
     if (pthread_create(&io->thread, NULL, io_thread, io) != 0) {
+        io->threaded = 0;
         pthread_cond_destroy(&io->cv);
         pthread_mutex_destroy(&io->mu);
         return; /* no thread: the main thread does the file access itself */
     }
-    io->threaded = 1;
 }
 
-/* Main thread: wait for the last flushes, stop the thread. */
+/* Main thread: wait for the last flushes (running those nobody has started), stop the thread. */
 static void io_finish(pipe_io *io, int64_t *wait_ns)
 {
     int64_t t0 = now_ns();
     if (io->threaded) {
         pthread_mutex_lock(&io->mu);
-        while (io->write && io->flushed < io->released)
-            pthread_cond_wait(&io->cv, &io->mu);
+        main_wait(io, all_flushed, io->nrounds + io->slots);
         io->stop = 1;
         pthread_cond_broadcast(&io->cv);
         pthread_mutex_unlock(&io->mu);
@@ -356,10 +470,31 @@ static void io_finish(pipe_io *io, int64_t *wait_ns)
         pthread_cond_destroy(&io->cv);
         pthread_mutex_destroy(&io->mu);
     } else {
-        while (step_inline(io))
-            ;
+        main_wait(io, all_flushed, io->nrounds + io->slots);
     }
     *wait_ns += now_ns() - t0;
+}
+
+/* MCIO_PIPELINE_TRACE=1: each aggregator prints on stderr, per round, in ms from the start of
+ * the call: when its file access could start (a read: its sub-buffer free; a write: the round
+ * exchanged), when it started and ended (and which thread ran it: io or m, main), when the
+ * main thread began waiting for the round's sub-buffer, resumed, and finished its exchange. */
+static void pipe_trace_print(const pipe_io *io, int64_t t0)
+{
+    mcio_plan p = io->p;
+    fprintf(stderr,
+            "mcio pipeline trace: rank %d %s, %d sub-buffers, %" PRId64 " rounds, %.3f ms, "
+            "%" PRId64 " tasks stolen by the main thread (%.3f ms)\n",
+            p->fh->rank, io->write ? "write" : "read", io->slots, io->nrounds,
+            (now_ns() - t0) / 1e6, io->stolen, io->stolen_ns / 1e6);
+    fprintf(stderr, "round     free    start      end  by   wait0   resume exchanged\n");
+    for (int64_t k = 0; k < io->nrounds; k++) {
+        const int64_t *t = io->trace[k];
+        fprintf(stderr, "%5" PRId64 " %8.3f %8.3f %8.3f %3s %8.3f %8.3f %8.3f\n", k,
+                (t[TR_FREE] - t0) / 1e6, (t[TR_START] - t0) / 1e6, (t[TR_END] - t0) / 1e6,
+                t[TR_WHO] ? "m" : "io", (t[TR_WAIT] - t0) / 1e6, (t[TR_RESUME] - t0) / 1e6,
+                (t[TR_EXCHANGED] - t0) / 1e6);
+    }
 }
 
 /* --- the exchange: two-sided --- */
@@ -523,6 +658,14 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
         io.slots = p->slots ? p->slots[p->my_domain] : 1;
         io.subbuf = subbuffer_of(fd, p->my_domain);
     }
+    int64_t t0 = now_ns();
+    io.done = p->pipe->done;
+    memset(io.done, 0, (size_t)io.nrounds);
+    const char *tr = getenv("MCIO_PIPELINE_TRACE");
+    if (tr && *tr && *tr != '0' && io.nrounds > 0)
+        io.trace = calloc((size_t)io.nrounds, sizeof *io.trace);
+    for (int64_t k = 0; io.trace && !write && k < io.nrounds && k < io.slots; k++)
+        io.trace[k][TR_FREE] = t0;
     io_start(&io);
     int64_t wait_ns = 0, exch_ns;
     if (p->pipe->win != MPI_WIN_NULL)
@@ -530,13 +673,17 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
     else
         exch_ns = exchange_p2p(p, &io, write, base, &wait_ns);
     io_finish(&io, &wait_ns);
+    if (io.trace)
+        pipe_trace_print(&io, t0);
     if (io.status != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "%s", io.detail);
+    /* The file access the main thread did not wait for; what it ran itself is in its waits. */
     int64_t hidden = io.io_ns - wait_ns;
     *times = (mcio_exec_times){.exchange = exch_ns,
                                .io = io.io_ns,
                                .wait = wait_ns,
                                .overlap = io.threaded && hidden > 0 ? hidden : 0};
+    free(io.trace);
     return io.status;
 }
 

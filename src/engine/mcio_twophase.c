@@ -15,13 +15,36 @@
  *
  * Glossary (mcio_plan.h): file domain, aggregator, collective buffer, round, piece, run.
  */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "mcio_engine.h"
 
-
+/* The collective buffer, in transparent huge pages where the kernel offers them (madvise mode
+ * included). A buffer is new memory at each call that plans (the C library hands large blocks
+ * back to the system), and its first touch is a page fault per 4 KiB: measured here, the first
+ * pread into 16 MiB took 8-16 ms against 2 ms into touched memory, 2.4 ms with huge pages. The
+ * pipelined executor holds depth sub-buffers, and its I/O thread took those faults one
+ * sub-buffer after another at the start of every call, on the reads' critical path. Only the
+ * whole 2 MiB pages of the buffer are advised: no page outside the buffer is touched. */
+static char *cbuf_alloc(size_t n)
+{
+#if defined(MADV_HUGEPAGE) && !defined(MCIO_SIMULATE)
+    const size_t huge = (size_t)2 << 20;
+    void *b = NULL;
+    if (n < huge)
+        return malloc(n);
+    if (posix_memalign(&b, huge, n) != 0)
+        return NULL;
+    madvise(b, n & ~(huge - 1), MADV_HUGEPAGE); /* advice: its failure changes nothing */
+    return b;
+#else
+    return MCIO_CBUF_MALLOC(n);
+#endif
+}
 
 static int64_t ns_since(double t0)
 {
@@ -238,7 +261,7 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
          * times the sub-buffers a pipeline keeps in flight. */
         p->cbuf_len = mcio_fdplan_buffer(&p->fd, p->my_domain) *
                       (p->slots ? p->slots[p->my_domain] : 1);
-        p->cbuf = MCIO_CBUF_MALLOC((size_t)p->cbuf_len + 1);
+        p->cbuf = cbuf_alloc((size_t)p->cbuf_len + 1);
     }
     return (!p->runs || !p->blocklens || !p->displs || !p->reqs || !p->types ||
             (p->my_domain >= 0 && !p->cbuf))
