@@ -32,6 +32,13 @@ typedef struct mcio_io_backend {
     /* pwrite/pread call MPI: a pipelined executor may then call them from its I/O thread only
      * when the MPI library provides MPI_THREAD_MULTIPLE (else it calls them itself). */
     int calls_mpi;
+    /* Optional, independent: nonblocking file access. access_start begins writing (write = 1)
+     * or reading len bytes at off and returns a handle (NULL: it could not start);
+     * access_wait completes it, sets *ns to how long the access itself took, and returns len
+     * or -errno. A pipelined executor without an I/O thread (the simulation build) overlaps
+     * its file access with its exchanges through them. */
+    void *(*access_start)(void *state, int write, void *buf, int64_t len, int64_t off);
+    int64_t (*access_wait)(void *handle, int64_t len, int64_t *ns);
 } mcio_io_backend;
 
 /* The backend registered under name, or NULL. */

@@ -62,6 +62,19 @@ static int64_t sim_pread(void *state, void *buf, int64_t len, int64_t off)
     return mcio_sim_storage_access(0, len, off, s->stripe) == 0 ? len : -EIO;
 }
 
+static void *sim_access_start(void *state, int write, void *buf, int64_t len, int64_t off)
+{
+    (void)buf;
+    sim_state *s = state;
+    return mcio_sim_storage_start(write, len, off, s->stripe);
+}
+
+static int64_t sim_access_wait(void *handle, int64_t len, int64_t *ns)
+{
+    *ns = (int64_t)(mcio_sim_storage_wait(handle) * 1e9);
+    return len;
+}
+
 static int sim_sync(void *state)
 {
     (void)state;
@@ -83,4 +96,6 @@ const mcio_io_backend mcio_io_sim = {
     .pread = sim_pread,
     .sync = sim_sync,
     .configure = sim_configure,
+    .access_start = sim_access_start,
+    .access_wait = sim_access_wait,
 };

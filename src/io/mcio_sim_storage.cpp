@@ -3,6 +3,7 @@
 
 #include <simgrid/s4u.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -59,29 +60,60 @@ extern "C" int mcio_sim_storage_targets(int64_t* stripe)
     return s.status;
 }
 
-extern "C" int mcio_sim_storage_access(int write, int64_t len, int64_t off, int64_t stripe)
+namespace {
+
+// An access in flight: the disk requests and transfers it started.
+struct access {
+    double start;
+    std::vector<sg4::ActivityPtr> pending;
+};
+
+} // namespace
+
+extern "C" void* mcio_sim_storage_start(int write, int64_t len, int64_t off, int64_t stripe)
 {
     storage& s = load();
     if (s.status <= 0 || stripe <= 0)
-        return -1;
+        return nullptr;
     size_t n = s.host.size();
     std::vector<uint64_t> bytes(n, 0);
-    std::vector<sg4::ActivityPtr> pending;
+    auto* a = new access;
+    a->start = sg4::Engine::get_clock();
     for (int64_t at = off; at < off + len;) {
         int64_t stripe_end = (at / stripe + 1) * stripe;
         int64_t piece = (stripe_end < off + len ? stripe_end : off + len) - at;
         size_t t = (size_t)((at / stripe) % (int64_t)n);
         bytes[t] += (uint64_t)piece;
-        pending.push_back(write ? s.disk[t]->write_async((sg_size_t)piece)
-                                : s.disk[t]->read_async((sg_size_t)piece));
+        a->pending.push_back(write ? s.disk[t]->write_async((sg_size_t)piece)
+                                   : s.disk[t]->read_async((sg_size_t)piece));
         at += piece;
     }
     sg4::Host* self = sg4::Host::current();
     for (size_t t = 0; t < n; t++)
         if (bytes[t] > 0 && s.host[t] != self)
-            pending.push_back(write ? sg4::Comm::sendto_async(self, s.host[t], bytes[t])
-                                    : sg4::Comm::sendto_async(s.host[t], self, bytes[t]));
-    for (auto& a : pending)
-        a->wait();
+            a->pending.push_back(write ? sg4::Comm::sendto_async(self, s.host[t], bytes[t])
+                                       : sg4::Comm::sendto_async(s.host[t], self, bytes[t]));
+    return a;
+}
+
+extern "C" double mcio_sim_storage_wait(void* handle)
+{
+    auto* a = static_cast<access*>(handle);
+    double end = a->start;
+    for (auto& x : a->pending) {
+        x->wait();
+        end = std::max(end, x->get_finish_time());
+    }
+    double took = end - a->start;
+    delete a;
+    return took;
+}
+
+extern "C" int mcio_sim_storage_access(int write, int64_t len, int64_t off, int64_t stripe)
+{
+    void* a = mcio_sim_storage_start(write, len, off, stripe);
+    if (!a)
+        return -1;
+    mcio_sim_storage_wait(a);
     return 0;
 }

@@ -31,6 +31,13 @@ int mcio_sim_storage_targets(int64_t *stripe);
  * simulated time. Returns 0, or -1 when there is no storage. */
 int mcio_sim_storage_access(int write, int64_t len, int64_t off, int64_t stripe);
 
+/* The same access in two halves: start it (returns a handle, or NULL when there is no storage)
+ * and let the rank go on (its MPI calls proceed in simulated time while the access runs), then
+ * wait for it (blocks for what is left of it; frees the handle). Returns the simulated seconds
+ * the access took, from its start to the end of its last transfer or disk request. */
+void *mcio_sim_storage_start(int write, int64_t len, int64_t off, int64_t stripe);
+double mcio_sim_storage_wait(void *handle);
+
 #ifdef __cplusplus
 }
 #endif
