@@ -9,5 +9,10 @@ dir="$root/build/$mpi"
 if [ ! -f "$dir/build.ninja" ]; then
   cmake -S "$root" -B "$dir" -G Ninja -DMCIO_MPI="$mpi" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-ninja -C "$dir" >/dev/null
+# Quiet when it builds; ninja prints compiler errors on stdout, so show them when it fails.
+if ! log=$(ninja -C "$dir" 2>&1); then
+  printf '%s\n' "$log" >&2
+  echo "scripts/build.sh: the $mpi build failed (above)" >&2
+  exit 1
+fi
 echo "$dir"

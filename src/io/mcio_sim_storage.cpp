@@ -63,7 +63,7 @@ extern "C" int mcio_sim_storage_targets(int64_t* stripe)
 namespace {
 
 // An access in flight: the disk requests and transfers it started.
-struct access {
+struct pending_access {
     double start;
     std::vector<sg4::ActivityPtr> pending;
 };
@@ -77,7 +77,7 @@ extern "C" void* mcio_sim_storage_start(int write, int64_t len, int64_t off, int
         return nullptr;
     size_t n = s.host.size();
     std::vector<uint64_t> bytes(n, 0);
-    auto* a = new access;
+    auto* a = new pending_access;
     a->start = sg4::Engine::get_clock();
     for (int64_t at = off; at < off + len;) {
         int64_t stripe_end = (at / stripe + 1) * stripe;
@@ -98,7 +98,7 @@ extern "C" void* mcio_sim_storage_start(int write, int64_t len, int64_t off, int
 
 extern "C" double mcio_sim_storage_wait(void* handle)
 {
-    auto* a = static_cast<access*>(handle);
+    auto* a = static_cast<pending_access*>(handle);
     double end = a->start;
     for (auto& x : a->pending) {
         x->wait();
