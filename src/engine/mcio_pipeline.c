@@ -525,6 +525,8 @@ static void io_start(pipe_io *io)
     io->threaded = 0;
     if (io->nrounds == 0 || (fh->io->calls_mpi && level != MPI_THREAD_MULTIPLE))
         return;
+    if (fh->io->access_start && fh->io->access_wait)
+        return; /* nonblocking file access: the main thread overlaps without a thread */
 #ifdef MCIO_SIMULATE
     /* A simulated rank is a SimGrid actor: a thread of its own would be outside the simulation
      * and its file accesses would cost no simulated time. The main thread does them inline. */
