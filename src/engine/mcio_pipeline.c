@@ -214,12 +214,13 @@ typedef struct pipe_io {
     int async;
     struct inflight *fly;
     int nfly, fly0, flycap;
+    int64_t busy_until; /* io_ns counts the time some access is in flight, not their sum */
 } pipe_io;
 
 /* A task whose file accesses were started: one per run, or one for the whole span. */
 struct inflight {
     int flush;
-    int64_t k, n;
+    int64_t k, n, t0;
     void **handle;
     int64_t *len;
 };
@@ -333,7 +334,7 @@ static void async_start(pipe_io *io, int flush, int64_t k)
     }
     int64_t na = span ? 1 : n;
     struct inflight *f = &io->fly[(io->fly0 + io->nfly) % io->flycap];
-    *f = (struct inflight){.flush = flush, .k = k, .n = 0,
+    *f = (struct inflight){.flush = flush, .k = k, .n = 0, .t0 = now_ns(),
                            .handle = malloc((size_t)na * sizeof(void *)),
                            .len = malloc((size_t)na * sizeof(int64_t))};
     char *slot = slot_of(io, k);
@@ -355,7 +356,8 @@ static void async_start(pipe_io *io, int flush, int64_t k)
 }
 
 /* Complete the oldest task in flight: wait for its accesses. Its time is the longest of them
- * (they run side by side). */
+ * (they run side by side), less what overlaps the tasks before it, so that io_ns is the time
+ * the file was busy for this rank, as the I/O thread's is (tasks start in FIFO order). */
 static void async_complete(pipe_io *io)
 {
     mcio_file fh = io->p->fh;
@@ -368,6 +370,9 @@ static void async_complete(pipe_io *io)
             st = MCIO_ERR_IO;
         ns = t > ns ? t : ns;
     }
+    int64_t end = f->t0 + ns, from = f->t0 > io->busy_until ? f->t0 : io->busy_until;
+    ns = end > from ? end - from : 0;
+    io->busy_until = end > io->busy_until ? end : io->busy_until;
     char detail[MCIO_DETAIL_LEN] = "";
     if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "%s: %s failed", fh->path, f->flush ? "write" : "read");
