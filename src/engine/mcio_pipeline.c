@@ -51,8 +51,12 @@
  * the thread only when MPI_Query_thread reports MPI_THREAD_MULTIPLE; otherwise the main thread
  * does it itself between exchanges, correctly but without overlap (t_overlap is then 0).
  *
- * Simulation build (MCIO_SIMULATE): no I/O thread, the main thread accesses the file inline
- * (no overlap; see docs/simulation.md).
+ * Without an I/O thread, a backend with nonblocking file access (access_start, access_wait:
+ * the simulation backend) still overlaps: the main thread starts each prepare and flush as soon
+ * as it may (a read into every free sub-buffer, a write's flush once its round is exchanged)
+ * and completes them, oldest first, only when a sub-buffer is needed, so the simulated disks
+ * and network run while the exchanges go on. A simulated rank (MCIO_SIMULATE) has no thread of
+ * its own: this is how the simulation build pipelines (docs/simulation.md).
  *
  * Errors: a failed file access stops file access on that rank; its exchanges go on to the
  * end, so every message and epoch completes, and the caller's agreement gives every rank the
@@ -206,7 +210,21 @@ typedef struct pipe_io {
     int64_t accessing_since, io_ns, stolen_ns;
     int64_t stolen; /* tasks the main thread ran itself while the thread was busy */
     int64_t (*trace)[7]; /* MCIO_PIPELINE_TRACE: per round, see pipe_trace_print */
+    /* Nonblocking file access (no I/O thread, a backend with access_start: the simulation
+     * build): the tasks started and not yet completed, oldest first, in a ring. */
+    int async;
+    struct inflight *fly;
+    int nfly, fly0, flycap;
+    int64_t busy_until; /* io_ns counts the time some access is in flight, not their sum */
 } pipe_io;
+
+/* A task whose file accesses were started: one per run, or one for the whole span. */
+struct inflight {
+    int flush;
+    int64_t k, n, t0;
+    void **handle;
+    int64_t *len;
+};
 
 enum { TR_FREE, TR_START, TR_END, TR_WAIT, TR_RESUME, TR_EXCHANGED, TR_WHO };
 
@@ -293,6 +311,100 @@ static int do_task(pipe_io *io, int flush, int64_t k, char detail[MCIO_DETAIL_LE
     return st;
 }
 
+/* Record task (flush, k) done, with its status and file access time. mu held when threaded. */
+static void task_done(pipe_io *io, int flush, int64_t k, int st, const char *detail, int64_t ns)
+{
+    if (st != MCIO_SUCCESS && io->status == MCIO_SUCCESS) {
+        io->status = st;
+        memcpy(io->detail, detail, MCIO_DETAIL_LEN);
+    }
+    io->io_ns += ns;
+    io->done[k] |= flush ? 2 : 1;
+    while (io->prepared < io->nrounds && (io->done[io->prepared] & 1))
+        io->prepared++;
+    while (io->flushed < io->nrounds && (io->done[io->flushed] & 2))
+        io->flushed++;
+}
+
+/* --- nonblocking file access, without a thread --- */
+
+/*
+ * Start claimed task (flush, k): the same accesses as do_task, each begun with access_start.
+ * A task with nothing to access, or after a failure, is done at once.
+ */
+static void async_start(pipe_io *io, int flush, int64_t k)
+{
+    mcio_file fh = io->p->fh;
+    int64_t n;
+    int span;
+    const mcio_piece *runs = task_runs(io, k, &n, &span);
+    if (io->status != MCIO_SUCCESS || !task_accesses_file(io, flush, k)) {
+        task_done(io, flush, k, MCIO_SUCCESS, "", 0);
+        return;
+    }
+    int64_t na = span ? 1 : n;
+    struct inflight *f = &io->fly[(io->fly0 + io->nfly) % io->flycap];
+    *f = (struct inflight){.flush = flush, .k = k, .n = 0, .t0 = now_ns(),
+                           .handle = malloc((size_t)na * sizeof(void *)),
+                           .len = malloc((size_t)na * sizeof(int64_t))};
+    char *slot = slot_of(io, k);
+    int st = f->handle && f->len ? MCIO_SUCCESS : MCIO_ERR_NOMEM;
+    for (int64_t i = 0; i < na && st == MCIO_SUCCESS; i++) {
+        int64_t len = span ? runs[n - 1].mem + runs[n - 1].len - runs[0].mem : runs[i].len;
+        void *h = fh->io->access_start(fh->io_state, flush, slot + runs[i].mem, len, runs[i].off);
+        if (!h)
+            st = MCIO_ERR_IO;
+        else
+            f->handle[f->n] = h, f->len[f->n++] = len;
+    }
+    if (st != MCIO_SUCCESS && io->status == MCIO_SUCCESS) {
+        io->status = st;
+        snprintf(io->detail, MCIO_DETAIL_LEN, "%s %s: cannot start a file access", fh->path,
+                 flush ? "write" : "read");
+    }
+    io->nfly++; /* completed (and freed) in order by async_complete, even when it failed */
+}
+
+/* Complete the oldest task in flight: wait for its accesses. Its time is the longest of them
+ * (they run side by side), less what overlaps the tasks before it, so that io_ns is the time
+ * the file was busy for this rank, as the I/O thread's is (tasks start in FIFO order). */
+static void async_complete(pipe_io *io)
+{
+    mcio_file fh = io->p->fh;
+    struct inflight *f = &io->fly[io->fly0];
+    int64_t ns = 0;
+    int st = MCIO_SUCCESS;
+    for (int64_t i = 0; i < f->n; i++) {
+        int64_t t = 0, got = fh->io->access_wait(f->handle[i], f->len[i], &t);
+        if (got != f->len[i] && st == MCIO_SUCCESS)
+            st = MCIO_ERR_IO;
+        ns = t > ns ? t : ns;
+    }
+    int64_t end = f->t0 + ns, from = f->t0 > io->busy_until ? f->t0 : io->busy_until;
+    ns = end > from ? end - from : 0;
+    io->busy_until = end > io->busy_until ? end : io->busy_until;
+    char detail[MCIO_DETAIL_LEN] = "";
+    if (st != MCIO_SUCCESS)
+        snprintf(detail, MCIO_DETAIL_LEN, "%s: %s failed", fh->path, f->flush ? "write" : "read");
+    free(f->handle);
+    free(f->len);
+    io->fly0 = (io->fly0 + 1) % io->flycap;
+    io->nfly--;
+    task_done(io, f->flush, f->k, st, detail, ns);
+}
+
+/* Start every task that may start: prepares into free sub-buffers, flushes of exchanged
+ * rounds. At most one prepare and one flush per sub-buffer are in flight. */
+static void async_pump(pipe_io *io)
+{
+    int flush;
+    int64_t k;
+    while (io->nfly < io->flycap && next_task(io, &flush, &k)) {
+        claim(io, flush);
+        async_start(io, flush, k);
+    }
+}
+
 /* Run a claimed task, unlocked (after a failure, no more file access: the exchange still
  * completes), then record it done, locked. Called with mu held when threaded. The file access
  * time (t_io) counts the time during which at least one thread accessed the file, so that two
@@ -321,15 +433,7 @@ static void run_task(pipe_io *io, int flush, int64_t k, int by_main)
     }
     if (traced)
         io->trace[k][TR_END] = now_ns();
-    if (st != MCIO_SUCCESS && io->status == MCIO_SUCCESS) {
-        io->status = st;
-        memcpy(io->detail, detail, MCIO_DETAIL_LEN);
-    }
-    io->done[k] |= flush ? 2 : 1;
-    while (io->prepared < io->nrounds && (io->done[io->prepared] & 1))
-        io->prepared++;
-    while (io->flushed < io->nrounds && (io->done[io->flushed] & 2))
-        io->flushed++;
+    task_done(io, flush, k, st, detail, 0); /* its time is counted above */
 }
 
 static void *io_thread(void *arg)
@@ -357,6 +461,11 @@ static void *io_thread(void *arg)
  * poll until the I/O thread finishes the one it runs. */
 static void main_wait(pipe_io *io, int (*done)(const pipe_io *, int64_t), int64_t k)
 {
+    if (io->async) { /* start what may start; complete the oldest until done */
+        for (async_pump(io); !done(io, k) && io->nfly > 0; async_pump(io))
+            async_complete(io);
+        return;
+    }
     while (!done(io, k)) {
         int flush;
         int64_t r;
@@ -424,6 +533,8 @@ static void release(pipe_io *io, int64_t k)
         pthread_mutex_unlock(&io->mu);
     } else {
         io->released = k + 1;
+        if (io->async)
+            async_pump(io); /* its flush, or the read of round k + slots, starts now */
     }
 }
 
@@ -436,6 +547,8 @@ static void io_start(pipe_io *io)
     io->threaded = 0;
     if (io->nrounds == 0 || (fh->io->calls_mpi && level != MPI_THREAD_MULTIPLE))
         return;
+    if (fh->io->access_start && fh->io->access_wait)
+        return; /* nonblocking file access: the main thread overlaps without a thread */
 #ifdef MCIO_SIMULATE
     /* A simulated rank is a SimGrid actor: a thread of its own would be outside the simulation
      * and its file accesses would cost no simulated time. The main thread does them inline. */
@@ -471,6 +584,8 @@ static void io_finish(pipe_io *io, int64_t *wait_ns)
         pthread_mutex_destroy(&io->mu);
     } else {
         main_wait(io, all_flushed, io->nrounds + io->slots);
+        while (io->nfly > 0) /* after a failure, tasks may remain in flight */
+            async_complete(io);
     }
     *wait_ns += now_ns() - t0;
 }
@@ -667,6 +782,12 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
     for (int64_t k = 0; io.trace && !write && k < io.nrounds && k < io.slots; k++)
         io.trace[k][TR_FREE] = t0;
     io_start(&io);
+    const mcio_io_backend *be = p->fh->io;
+    if (!io.threaded && io.nrounds > 0 && be->access_start && be->access_wait) {
+        io.flycap = 2 * io.slots;
+        io.fly = malloc((size_t)io.flycap * sizeof *io.fly);
+        io.async = io.fly != NULL; /* else the accesses block, as without the ops */
+    }
     int64_t wait_ns = 0, exch_ns;
     if (p->pipe->win != MPI_WIN_NULL)
         exch_ns = exchange_rma(p, &io, write, base, &wait_ns);
@@ -682,8 +803,9 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
     *times = (mcio_exec_times){.exchange = exch_ns,
                                .io = io.io_ns,
                                .wait = wait_ns,
-                               .overlap = io.threaded && hidden > 0 ? hidden : 0};
+                               .overlap = (io.threaded || io.async) && hidden > 0 ? hidden : 0};
     free(io.trace);
+    free(io.fly);
     return io.status;
 }
 
