@@ -115,12 +115,7 @@ void mcio_spans_free(mcio_spans *s)
 int64_t mcio_fdplan_domain_rounds(const mcio_spans *spans, int64_t fs, int64_t fe,
                                   int64_t *window, int64_t stripe, int64_t *lo, int64_t *hi)
 {
-    int64_t w = *window;
-    if (stripe > 0 && w >= stripe)
-        w -= w % stripe; /* rounds write whole stripes */
-    if (w < 1)
-        w = 1;
-    *window = w;
+    int64_t w = *window = mcio_fdplan_round_window(*window, stripe);
     if (!mcio_spans_clip(spans, fs, fe, lo, hi)) { /* nobody touches this domain */
         *lo = *hi = fs;
         return 0;

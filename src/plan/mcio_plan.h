@@ -335,10 +335,19 @@ int mcio_spans_clip(const mcio_spans *s, int64_t fs, int64_t fe, int64_t *lo, in
 
 void mcio_spans_free(mcio_spans *s);
 
+/* The bytes a round of a collective buffer of window bytes covers: window rounded down to a
+ * stripe multiple when that leaves at least one stripe (rounds write whole stripes), at least 1. */
+static inline int64_t mcio_fdplan_round_window(int64_t window, int64_t stripe)
+{
+    if (stripe > 0 && window >= stripe)
+        window -= window % stripe;
+    return window < 1 ? 1 : window;
+}
+
 /*
  * The rounds of a domain [fs, fe) with a collective buffer of *window bytes, as
- * mcio_fdplan_fill_rounds counts them: *window is rounded down to a stripe multiple when that
- * leaves at least one stripe; [*lo, *hi) is the domain's data region, its start aligned down to
+ * mcio_fdplan_fill_rounds counts them: *window becomes mcio_fdplan_round_window of it;
+ * [*lo, *hi) is the domain's data region, its start aligned down to
  * a stripe boundary inside the domain. Returns 0 (and *lo = *hi = fs) when nobody touches it.
  */
 int64_t mcio_fdplan_domain_rounds(const mcio_spans *spans, int64_t fs, int64_t fe,

@@ -709,8 +709,7 @@ static int balance_group(mcio_fdplan *plan, mcio_memplan *d, int a, int b,
     for (int i = 0; ok && i < n; i++) {
         int64_t w = h[i].window;
         if (i + 1 < n) {
-            mcio_fdplan_domain_rounds(spans, 0, 0, &w, stripe, &lo, &hi); /* w as it will run */
-            share += w;
+            share += mcio_fdplan_round_window(w, stripe);
             int64_t x = glo + (int64_t)((long double)(ghi - glo) * (long double)share /
                                         (long double)total);
             if (stripe > 0) {
