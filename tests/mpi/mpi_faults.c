@@ -352,23 +352,16 @@ static void *deferred_start(void *state, int write, void *buf, int64_t len, int6
 static int64_t deferred_wait(void *handle, int64_t len, int64_t *ns)
 {
     deferred_op *op = handle;
-    int64_t done = 0, n = 0;
-    while (done < op->len) {
-        n = op->write ? mcio_io_posix.pwrite(op->state, (char *)op->buf + done, op->len - done,
-                                             op->off + done)
-                      : mcio_io_posix.pread(op->state, (char *)op->buf + done, op->len - done,
-                                            op->off + done);
-        if (n == -EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        done += n;
-    }
+    char detail[MCIO_DETAIL_LEN];
+    int st = op->write ? mcio_io_write_full(&mcio_io_posix, op->state, op->buf, op->len, op->off,
+                                            "deferred", detail)
+                       : mcio_io_read_full(&mcio_io_posix, op->state, op->buf, op->len, op->off,
+                                           "deferred", detail);
     free(op);
     deferred.completed++;
     deferred.inflight--;
     *ns = 0;
-    return done == len ? len : n < 0 ? n : -EIO;
+    return st == MCIO_SUCCESS ? len : -EIO;
 }
 
 static const mcio_io_backend deferred_backend = {
