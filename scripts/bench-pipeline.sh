@@ -19,6 +19,7 @@
 #   RANKS (2) SIZE per rank (32m) SUB sub-buffer (4m) REPS (21) PATTERN (ior)
 #   BACKEND (slow) CALL_S (0) BYTE_S (calibrated) CAL_REPS (9) TRANSPORT (p2p) DEPTHS ("2 4")
 #   DIR (/tmp) CB_NODES (1) TRANSFER (ior transfer size, 2k)
+#   DIRECT (0; 1: hints direct_write and direct_read, O_DIRECT file access for posix and slow)
 # Two ranks by default: one aggregator and one sender, a core each on a 2-core machine. With
 # more ranks than cores the aggregator's I/O thread competes with ranks for a processor, and
 # what is measured is the scheduler rather than the overlap.
@@ -30,7 +31,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 RANKS=${RANKS:-2} SIZE=${SIZE:-32m} SUB=${SUB:-4m} REPS=${REPS:-21} PATTERN=${PATTERN:-ior}
 BACKEND=${BACKEND:-slow} CALL_S=${CALL_S:-0} BYTE_S=${BYTE_S:-} CAL_REPS=${CAL_REPS:-9}
 TRANSPORT=${TRANSPORT:-p2p} DEPTHS=${DEPTHS:-2 4} DIR=${DIR:-/tmp} CB_NODES=${CB_NODES:-1}
-TRANSFER=${TRANSFER:-2k}
+TRANSFER=${TRANSFER:-2k} DIRECT=${DIRECT:-0}
+direct=false
+[ "$DIRECT" = 1 ] && direct=true
 launch=(mpiexec.$mpi -n "$RANKS")
 [ "$mpi" = openmpi ] && launch+=(--oversubscribe)
 work=$(mktemp -d)
@@ -53,7 +56,8 @@ run() { # stats-file depth cb_buffer_size transport byte_seconds
     --pattern "$PATTERN" --size "$SIZE" --transfer "$TRANSFER" --dir "$DIR" --hint mcio_io_backend="$BACKEND" \
     --hint mcio_slow_call_seconds="$CALL_S" --hint mcio_slow_byte_seconds="$5" \
     --hint cb_nodes="$CB_NODES" --hint cb_buffer_size="$3" --hint mcio_pipeline_depth="$2" \
-    --hint mcio_subbuffer_size="$sub" --hint mcio_transport="$4" >/dev/null
+    --hint mcio_subbuffer_size="$sub" --hint mcio_transport="$4" --hint direct_write=$direct \
+    --hint direct_read=$direct >/dev/null
 }
 
 # Median of field f over the calls of operation op in a stats file.
@@ -94,7 +98,7 @@ for op in write read; do
 done
 
 echo "# $mpi, $RANKS ranks, $PATTERN $SIZE per rank (transfer $TRANSFER), cb_nodes $CB_NODES, backend $BACKEND" \
-     "(call ${CALL_S} s), sub-buffer $SUB, $REPS reps, files in $DIR"
+     "(call ${CALL_S} s, direct I/O $direct), sub-buffer $SUB, $REPS reps, files in $DIR"
 for op in write read; do
   echo "# $op: byte ${delay[$op]} s (${note[$op]})"
 done

@@ -60,6 +60,7 @@ struct mcio_plan_s {
     int my_domain;     /* the domain this rank aggregates, or -1 */
     mcio_groups recv;  /* the aggregator's pieces, by (round, sender); empty unless my_domain >= 0 */
     char *cbuf;        /* the collective buffer, fd.window[my_domain] bytes at most */
+    char *cbuf_mem;    /* its allocation (cbuf may start a few bytes in: direct I/O) */
     int64_t cbuf_len;
     mcio_piece *runs;  /* scratch for one round: its runs, datatype arrays, requests */
     int *blocklens;

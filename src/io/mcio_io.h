@@ -14,6 +14,13 @@
 #include "mcio_hints.h"
 #include "mcio_plan.h" /* MCIO_DETAIL_LEN */
 
+/* The alignment direct I/O (O_DIRECT: hints direct_write, direct_read) needs of file offsets,
+ * lengths and buffers: the logical block size of every common device (512 or 4096 bytes).
+ * statx(STATX_DIOALIGN) would tell it per file, but its fields are missing from glibc before
+ * 2.37 (Debian 12 has 2.36); a file system that needs more refuses the access, and the posix
+ * backend then falls back to the page cache. */
+#define MCIO_DIO_ALIGN 4096
+
 typedef struct mcio_io_backend {
     const char *name;
     /* Collective. Opens path on every rank of comm; *can_read is 0 when the mode forbids reads. */

@@ -1,9 +1,20 @@
 /*
  * POSIX backend: every rank opens the file with open(2); aggregators use pwrite/pread.
  * Rank 0 creates the file first so that MPI_MODE_CREATE|MPI_MODE_EXCL means what MPI says.
+ *
+ * Direct I/O (ROMIO's hints direct_write, direct_read): the file is opened a second time with
+ * O_DIRECT, and each access goes through that descriptor for its aligned part (offset, length
+ * and buffer on MCIO_DIO_ALIGN) and through the page cache for its unaligned head and tail. A
+ * raw call may be partial (mcio_io.c finishes it), so each call moves one such part. The
+ * kernel keeps the two paths coherent: a direct access writes back and drops the cached pages
+ * of its range first. Where O_DIRECT cannot be opened, or an access is refused (EINVAL: a
+ * block larger than MCIO_DIO_ALIGN), the file goes through the page cache for the rest of its
+ * life, as ROMIO ignores direct I/O where it cannot do it.
  */
+#define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +26,10 @@
 
 typedef struct posix_state {
     MPI_Comm comm;
-    int fd;
+    int fd, flags;
+    int dfd;                       /* the file opened with O_DIRECT, or -1 */
+    int direct_write, direct_read; /* the hints */
+    int direct_ok;                 /* 0 once a direct access was refused (atomic: two threads) */
     int delete_on_close;
     char path[];
 } posix_state;
@@ -34,6 +48,9 @@ static int posix_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
     else {
         s->comm = comm;
         s->fd = -1;
+        s->flags = flags;
+        s->dfd = -1;
+        s->direct_write = s->direct_read = s->direct_ok = 0;
         s->delete_on_close = !!(amode & MPI_MODE_DELETE_ON_CLOSE);
         strcpy(s->path, path);
     }
@@ -68,6 +85,8 @@ static int posix_close(void *state, char detail[MCIO_DETAIL_LEN])
 {
     posix_state *s = state;
     int err = close(s->fd) ? errno : 0, any = 0, rank;
+    if (s->dfd >= 0)
+        close(s->dfd);
     PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, s->comm);
     PMPI_Comm_rank(s->comm, &rank);
     if (s->delete_on_close && rank == 0)
@@ -78,15 +97,64 @@ static int posix_close(void *state, char detail[MCIO_DETAIL_LEN])
     return any ? mcio_io_status_of_errno(any) : MCIO_SUCCESS;
 }
 
+static void posix_configure(void *state, const mcio_hints *hints)
+{
+    posix_state *s = state;
+    s->direct_write = hints->direct_write;
+    s->direct_read = hints->direct_read;
+    if ((s->direct_write || s->direct_read) && s->dfd < 0)
+        s->dfd = open(s->path, s->flags | O_DIRECT | O_CLOEXEC); /* -1: no direct I/O here */
+    __atomic_store_n(&s->direct_ok, s->dfd >= 0, __ATOMIC_RELAXED);
+}
+
+/* The descriptor for the next part of an access of len bytes at off from buf, and that part's
+ * length in *n: the unaligned head through the page cache, then the aligned middle directly
+ * when the buffer is aligned there too, then the rest through the page cache. */
+static int posix_fd_for(posix_state *s, int direct, const void *buf, int64_t len, int64_t off,
+                        int64_t *n)
+{
+    *n = len;
+    if (!direct || !__atomic_load_n(&s->direct_ok, __ATOMIC_RELAXED))
+        return s->fd;
+    int64_t head = (MCIO_DIO_ALIGN - off % MCIO_DIO_ALIGN) % MCIO_DIO_ALIGN;
+    if (head > 0) {
+        *n = head < len ? head : len;
+        return s->fd;
+    }
+    if ((uintptr_t)buf % MCIO_DIO_ALIGN != 0 || len < MCIO_DIO_ALIGN)
+        return s->fd;
+    *n = len - len % MCIO_DIO_ALIGN;
+    return s->dfd;
+}
+
+/* A direct access refused for its alignment: no more direct I/O on this file. */
+static int posix_refused(posix_state *s, int fd, ssize_t n)
+{
+    if (n >= 0 || errno != EINVAL || fd != s->dfd)
+        return 0;
+    __atomic_store_n(&s->direct_ok, 0, __ATOMIC_RELAXED);
+    return 1;
+}
+
 static int64_t posix_pwrite(void *state, const void *buf, int64_t len, int64_t off)
 {
-    ssize_t n = pwrite(((posix_state *)state)->fd, buf, (size_t)len, (off_t)off);
+    posix_state *s = state;
+    int64_t part;
+    int fd = posix_fd_for(s, s->direct_write, buf, len, off, &part);
+    ssize_t n = pwrite(fd, buf, (size_t)part, (off_t)off);
+    if (posix_refused(s, fd, n))
+        n = pwrite(s->fd, buf, (size_t)part, (off_t)off);
     return n < 0 ? -errno : n;
 }
 
 static int64_t posix_pread(void *state, void *buf, int64_t len, int64_t off)
 {
-    ssize_t n = pread(((posix_state *)state)->fd, buf, (size_t)len, (off_t)off);
+    posix_state *s = state;
+    int64_t part;
+    int fd = posix_fd_for(s, s->direct_read, buf, len, off, &part);
+    ssize_t n = pread(fd, buf, (size_t)part, (off_t)off);
+    if (posix_refused(s, fd, n))
+        n = pread(s->fd, buf, (size_t)part, (off_t)off);
     return n < 0 ? -errno : n;
 }
 
@@ -102,4 +170,5 @@ const mcio_io_backend mcio_io_posix = {
     .pwrite = posix_pwrite,
     .pread = posix_pread,
     .sync = posix_sync,
+    .configure = posix_configure,
 };

@@ -1,9 +1,9 @@
 /*
  * Slow backend, for tests and benchmarks (IOR's DUMMY backend with its delays): the POSIX
- * backend underneath, and every pwrite/pread first sleeps mcio_slow_call_seconds plus
- * mcio_slow_byte_seconds per byte. The sleep holds no CPU, so a disk of any speed can be
- * imitated on a small machine, and the overlap of file access with the exchange can be shown
- * without a slow disk.
+ * backend underneath (with its direct I/O, if asked), and every pwrite/pread first sleeps
+ * mcio_slow_call_seconds plus mcio_slow_byte_seconds per byte. The sleep holds no CPU, so a
+ * disk of any speed can be imitated on a small machine, and the overlap of file access with
+ * the exchange can be shown without a slow disk.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -51,6 +51,7 @@ static void slow_configure(void *state, const mcio_hints *hints)
     slow_state *s = state;
     s->call_s = hints->slow_call_seconds;
     s->byte_s = hints->slow_byte_seconds;
+    mcio_io_posix.configure(s->posix, hints); /* direct I/O */
 }
 
 static void slow_delay(const slow_state *s, int64_t len)

@@ -154,6 +154,9 @@ static const hint_spec specs[] = {
     {.key = "mcio_transport", .kind = HINT_WORD, FIELD(transport), .names = transport_name},
     {.key = "mcio_slow_call_seconds", .kind = HINT_SECONDS, FIELD(slow_call_seconds)},
     {.key = "mcio_slow_byte_seconds", .kind = HINT_SECONDS, FIELD(slow_byte_seconds)},
+    /* O_DIRECT file access, for the backends that open the file themselves (mcio_io_posix.c). */
+    {.key = "direct_write", .kind = HINT_CHOICE, FIELD(direct_write), .names = bool_name},
+    {.key = "direct_read", .kind = HINT_CHOICE, FIELD(direct_read), .names = bool_name},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 

@@ -24,6 +24,7 @@ typedef struct mcio_hints {
     int cb_write, cb_read;  /* ROMIO's romio_cb_write / romio_cb_read: enum mcio_cb_mode */
     char strategy[MCIO_NAME_LEN];   /* mcio_strategy: romio */
     char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null, slow */
+    int direct_write, direct_read;  /* ROMIO's direct_write / direct_read: 0; posix, slow */
     int enable;                     /* mcio_enable: 1; 0 = the drop-in layer leaves the file alone */
     int placement;                  /* mcio_placement: enum mcio_placement, spread */
     int socket_rule;                /* mcio_socket_rule: enum mcio_socket_rule, none */

@@ -53,6 +53,8 @@ TEST(Hints, Defaults)
     EXPECT_EQ(h.msggroup, int64_t(1) << 30);
     EXPECT_EQ(h.memmin, 1024 * 1024);
     EXPECT_EQ(h.node_memory, 0);
+    EXPECT_EQ(h.direct_write, 0);
+    EXPECT_EQ(h.direct_read, 0);
 }
 
 TEST(Hints, PlanParams)
@@ -83,7 +85,7 @@ TEST(Hints, PlanParams)
 
 enum Field {
     BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ, ENABLE, PLACEMENT, SOCKET, TOPOFILE,
-    NAH, MSGIND, MSGGROUP, MEMMIN, NODEMEM
+    NAH, MSGIND, MSGGROUP, MEMMIN, NODEMEM, DIRECT_WRITE, DIRECT_READ
 };
 
 struct SetCase {
@@ -147,6 +149,10 @@ const SetCase set_cases[] = {
     {"MemminK", "mcio_memmin", "256k", MEMMIN, 262144, nullptr},
     {"NodeMemoryG", "mcio_node_memory", "2g", NODEMEM, int64_t(2) << 30, nullptr},
     {"NodeMemoryZero", "mcio_node_memory", "0", NODEMEM, 0, nullptr},
+    {"DirectWriteTrue", "direct_write", "true", DIRECT_WRITE, 1, nullptr},
+    {"DirectWriteFalse", "direct_write", "false", DIRECT_WRITE, 0, nullptr},
+    {"DirectReadTrue", "direct_read", "true", DIRECT_READ, 1, nullptr},
+    {"DirectReadFalse", "direct_read", "false", DIRECT_READ, 0, nullptr},
 };
 
 class HintsSet : public ::testing::TestWithParam<SetCase> {};
@@ -159,6 +165,10 @@ TEST_P(HintsSet, Valid)
         strcpy(h.io_backend, strcmp(c.text, "posix") ? "posix" : "null");
     if (c.field == ENABLE)
         h.enable = !c.num;
+    if (c.field == DIRECT_WRITE)
+        h.direct_write = !c.num;
+    if (c.field == DIRECT_READ)
+        h.direct_read = !c.num;
     if (c.field == PLACEMENT)
         h.placement = c.num == MCIO_PLACE_GREEDY ? MCIO_PLACE_TOPOLOGY : MCIO_PLACE_GREEDY;
     if (c.field == SOCKET)
@@ -181,6 +191,8 @@ TEST_P(HintsSet, Valid)
     case MSGGROUP: want.msggroup = c.num; break;
     case MEMMIN: want.memmin = c.num; break;
     case NODEMEM: want.node_memory = c.num; break;
+    case DIRECT_WRITE: want.direct_write = (int)c.num; break;
+    case DIRECT_READ: want.direct_read = (int)c.num; break;
     }
     char detail[MCIO_DETAIL_LEN] = "";
     EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "test", detail), MCIO_SUCCESS) << detail;
@@ -246,6 +258,8 @@ const BadCase bad_cases[] = {
     {"EnableOne", "mcio_enable", "1"},
     {"EnableUpperCase", "mcio_enable", "FALSE"},
     {"EnableEmpty", "mcio_enable", ""},
+    {"DirectWriteOne", "direct_write", "1"},
+    {"DirectReadEnable", "direct_read", "enable"},
     {"PlacementUnknown", "mcio_placement", "nearest"},
     {"PlacementCase", "mcio_placement", "Greedy"},
     {"PlacementEmpty", "mcio_placement", ""},
@@ -403,14 +417,15 @@ TEST(Hints, GetDefaults)
                              {"mcio_memmin", "1048576"},     {"mcio_node_memory", "0"},
                              {"mcio_pipeline_depth", "1"},   {"mcio_subbuffer_size", "0"},
                              {"mcio_transport", "p2p"},      {"mcio_slow_call_seconds", "0"},
-                             {"mcio_slow_byte_seconds", "0"}};
+                             {"mcio_slow_byte_seconds", "0"}, {"direct_write", "false"},
+                             {"direct_read", "false"}};
     char key[64], value[64];
-    for (int i = 0; i < 21; i++) {
+    for (int i = 0; i < 23; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 21, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 23, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -439,6 +454,8 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_transport", "rma", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_slow_call_seconds", "0.25", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_slow_byte_seconds", "1e-9", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "direct_write", "true", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "direct_read", "true", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
                              {"romio_cb_read", "disable"},  {"mcio_strategy", "memory"},
@@ -449,17 +466,18 @@ TEST(Hints, GetSetRoundTrip)
                              {"mcio_memmin", "4096"},       {"mcio_node_memory", "1073741824"},
                              {"mcio_pipeline_depth", "4"},  {"mcio_subbuffer_size", "1048576"},
                              {"mcio_transport", "rma"},     {"mcio_slow_call_seconds", "0.25"},
-                             {"mcio_slow_byte_seconds", "1.0000000000000001e-09"}};
+                             {"mcio_slow_byte_seconds", "1.0000000000000001e-09"},
+                             {"direct_write", "true"},     {"direct_read", "true"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 21);
+        ASSERT_LT(i, 23);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 21);
+    EXPECT_EQ(i, 23);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 
