@@ -196,6 +196,7 @@ def make(args, out):
     with open(os.path.join(out, "platform.txt"), "w") as f:
         f.write("# mcio simulated platform: %s\n" % " ".join(sys.argv))
         f.write("topology %s %s\n" % ("fattree" if args.topology == "fattree" else args.topology, shape))
+        f.write("duplex %s\n" % args.duplex)
         f.write("link %g %g\nloopback %g %g\nhost_speed %g\nsockets %d\n"
                 % (link_bw, args.latency, 50e9, 1e-8, args.host_speed, args.sockets))
         f.write("disk %g %g %g\nstripe %d\ntopology_file %s\n"
@@ -293,6 +294,9 @@ def machine_options(p):
     p.add_argument("--memory", default="normal:32m:16m:1",
                    help="memory per node: a list, or normal:MEAN:SD[:SEED]")
     p.add_argument("--stripe", default="1m")
+    p.add_argument("--duplex", choices=("half", "full"), default="half",
+                   help="full: every link carries --link-bw each way at once (InfiniBand, "
+                        "Ethernet); half: both ways share it")
     p.add_argument("--link-bw", default="5g", help="bytes/s of every cluster link (5g: DDR IB-like)")
     p.add_argument("--latency", type=float, default=1.5e-6)
     p.add_argument("--host-speed", type=float, default=1e10,

@@ -17,6 +17,9 @@
 // Description, one directive per line, '#' comments:
 //   topology torus X,Y,Z | fattree LEVELS;DOWN,..;UP,..;COUNT,.. | dragonfly G,GL;C,CL;R,RL;N
 //   link BANDWIDTH LATENCY            bytes/s and seconds, every link of the cluster
+//   duplex half|full                  full: each cluster link carries BANDWIDTH each way at
+//                                     once (SimGrid's SPLITDUPLEX, as InfiniBand and Ethernet
+//                                     do); half (the default): both ways share it (SHARED)
 //   loopback BANDWIDTH LATENCY        within a host (ranks of one node)
 //   host_speed FLOPS
 //   sockets S
@@ -41,6 +44,7 @@ namespace {
 
 struct description {
     std::string kind, shape;
+    bool full_duplex = false;
     double link_bw = 12.5e9, link_lat = 1e-6, loop_bw = 50e9, loop_lat = 1e-8, speed = 1e10;
     int sockets = 1;
     double disk_read = 1e9, disk_write = 1e9, request_cost = 0;
@@ -80,6 +84,10 @@ description read_description()
             ok = static_cast<bool>(w >> d.kind >> d.shape);
         } else if (key == "link") {
             ok = static_cast<bool>(w >> d.link_bw >> d.link_lat);
+        } else if (key == "duplex") {
+            std::string v;
+            ok = static_cast<bool>(w >> v) && (v == "half" || v == "full");
+            d.full_duplex = v == "full";
         } else if (key == "loopback") {
             ok = static_cast<bool>(w >> d.loop_bw >> d.loop_lat);
         } else if (key == "host_speed") {
@@ -172,7 +180,7 @@ void load_platform(const sg4::Engine&)
             ->seal();
     };
     sg4::ClusterCallbacks callbacks(netpoint, loopback, {});
-    auto policy = sg4::Link::SharingPolicy::SHARED;
+    auto policy = d.full_duplex ? sg4::Link::SharingPolicy::SPLITDUPLEX : sg4::Link::SharingPolicy::SHARED;
     sg4::NetZone* cluster = nullptr;
     if (d.kind == "torus") {
         std::vector<unsigned long> dims;
