@@ -139,6 +139,8 @@ typedef struct mcio_stats {
     int64_t subbuffer_bytes;  /* the largest sub-buffer (the collective buffer when depth is 1) */
     double t_wait;            /* exchange stalled waiting for file access to free a sub-buffer */
     double t_overlap;         /* file access hidden behind the exchange (0 without a pipeline) */
+    int io_inline;            /* 1: some aggregator's pipelined file access ran inline, without
+                                 an I/O thread (mcio_io_thread; docs/hints.md) */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

@@ -32,6 +32,8 @@ struct mcio_file_s {
     int can_read; /* the backend may read (read-modify-write of holes is possible) */
     char *path;
     mcio_hints hints;
+    int io_inline; /* mcio_io_thread auto: the pipeline's file access learned to run inline,
+                      without its I/O thread (mcio_pipeline.c) */
     mcio_machine machine;
     const mcio_io_backend *io;
     void *io_state;
@@ -117,6 +119,7 @@ typedef struct mcio_exec_times {
     int64_t io;       /* file access (the I/O thread when there is one) */
     int64_t wait;     /* the main thread waiting for file access to free or fill a sub-buffer */
     int64_t overlap;  /* file access hidden behind the exchange: io - wait when they overlap */
+    int64_t io_inline; /* 1: a pipelined aggregator accessed the file inline (mcio_io_thread) */
 } mcio_exec_times;
 
 /*

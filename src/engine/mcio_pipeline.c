@@ -45,6 +45,22 @@
  * closing fence (as measured here) then leave the flush of round k - 2 nothing to overlap with
  * at depth 2: the one-sided transport needs depth 3 or more to overlap there.
  *
+ * When the I/O thread cannot help (mcio_io_thread auto). A thread overlaps file access that
+ * waits (on a device, a sleep, the network of a parallel file system) with the exchange; file
+ * access that is CPU work (a copy from or into the page cache) it can overlap only on another
+ * core. When the rank is bound to a single core, as MPI libraries bind ranks by default, the
+ * thread inherits that core, and then it only takes turns with the main thread: measured here
+ * on page-cache files, the exchange of a round doubled while the thread copied (the main
+ * thread, descheduled, did not answer its messages), and pipelined reads took 1.2-1.35 times
+ * depth 1's time. So the I/O thread watches its own accesses: when the rank has one core and
+ * fewer than half of its file accesses blocked (getrusage's voluntary context switches of the
+ * thread that ran each: a sleep or a device wait blocks, a page-cache copy does not), the thread
+ * retires after the second, and the main thread does the rest inline, flushing each round as soon as it is
+ * exchanged. The file handle remembers it: the next calls start inline, with one sub-buffer
+ * (p2p; rma keeps its sub-buffers, which other ranks address), that is the classic rounds,
+ * until the main thread's own accesses block, when the thread comes back. `always` keeps the
+ * thread, `never` runs inline from the start; MCIO_STATS reports io_inline.
+ *
  * Thread level: with the posix, slow and null backends the I/O thread calls no MPI (the MPI
  * standard asks for MPI_THREAD_FUNNELED for a process with other threads; MPICH and Open MPI
  * run them at any level). The mpiio backend calls MPI_File_write_at: its file access goes to
@@ -72,11 +88,13 @@
  *   prepare, flush     the I/O thread's tasks on a sub-buffer: fill it from the file before the
  *                      exchange, write it out after
  */
+#define _GNU_SOURCE /* getrusage(RUSAGE_THREAD), sched_getaffinity */
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "mcio_engine.h"
@@ -209,6 +227,14 @@ typedef struct pipe_io {
     int accessing; /* file accesses in progress (0, 1 or 2) since accessing_since */
     int64_t accessing_since, io_ns, stolen_ns;
     int64_t stolen; /* tasks the main thread ran itself while the thread was busy */
+    /* mcio_io_thread: the rank has a single core; file access runs inline (no thread from the
+     * start, or the thread retired); the file accesses measured, and how many blocked. */
+    int one_core, inline_access, retired;
+    int64_t measured, blocked;
+    /* From this round on, one sub-buffer (the slot of this round) serves every round, each
+     * flushed or scattered before the next fills it: inline access on p2p, where the slots
+     * are the aggregator's own business. INT64_MAX: never. */
+    int64_t one_slot_from;
     int64_t (*trace)[7]; /* MCIO_PIPELINE_TRACE: per round, see pipe_trace_print */
     /* Nonblocking file access (no I/O thread, a backend with access_start: the simulation
      * build): the tasks started and not yet completed, oldest first, in a ring. */
@@ -228,15 +254,22 @@ struct inflight {
 
 enum { TR_FREE, TR_START, TR_END, TR_WAIT, TR_RESUME, TR_EXCHANGED, TR_WHO };
 
-static char *slot_of(const pipe_io *io, int64_t k)
+/* The sub-buffers round k may wait for: the rounds before it hold that many at most. */
+static int64_t slots_for(const pipe_io *io, int64_t k)
 {
-    return io->p->cbuf + (k % io->slots) * io->subbuf;
+    return k >= io->one_slot_from ? 1 : io->slots;
 }
 
-/* Is sub-buffer k mod slots free for round k (its previous round written or scattered)? */
+static char *slot_of(const pipe_io *io, int64_t k)
+{
+    int64_t at = k < io->one_slot_from ? k : io->one_slot_from;
+    return io->p->cbuf + (at % io->slots) * io->subbuf;
+}
+
+/* Is round k's sub-buffer free (the round that used it before written or scattered)? */
 static int slot_free(const pipe_io *io, int64_t k)
 {
-    return k < (io->write ? io->flushed : io->released) + io->slots;
+    return k < (io->write ? io->flushed : io->released) + slots_for(io, k);
 }
 
 /* The next task for the I/O thread: prepare the next round whose sub-buffer is free (the main
@@ -405,6 +438,23 @@ static void async_pump(pipe_io *io)
     }
 }
 
+/* Voluntary context switches of the calling thread so far: a file access that blocked (on a
+ * device, a sleep) made at least one; a copy from or into the page cache makes none. */
+static long voluntary_switches(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nvcsw : 0;
+}
+
+/* mcio_io_thread auto: should the I/O thread leave the file access to the main thread? When
+ * it shares the rank's only core and its accesses do not block: then it only takes turns with
+ * the exchange. Two accesses measured at least. */
+static int should_retire(const pipe_io *io)
+{
+    return io->p->fh->hints.io_thread == MCIO_IO_THREAD_AUTO && io->one_core &&
+           io->measured >= 2 && 2 * io->blocked < io->measured;
+}
+
 /* Run a claimed task, unlocked (after a failure, no more file access: the exchange still
  * completes), then record it done, locked. Called with mu held when threaded. The file access
  * time (t_io) counts the time during which at least one thread accessed the file, so that two
@@ -422,10 +472,19 @@ static void run_task(pipe_io *io, int flush, int64_t k, int by_main)
             io->accessing_since = t0;
         if (io->threaded)
             pthread_mutex_unlock(&io->mu);
+        long switches = voluntary_switches();
         st = do_task(io, flush, k, detail);
+        switches = voluntary_switches() - switches;
         if (io->threaded)
             pthread_mutex_lock(&io->mu);
         int64_t t1 = now_ns();
+        io->measured++;
+        io->blocked += switches > 0;
+        if (io->threaded && !io->retired && should_retire(io)) {
+            io->retired = io->inline_access = 1;
+            if (io->p->pipe->win == MPI_WIN_NULL)
+                io->one_slot_from = io->next_prepare; /* the rounds not yet begun */
+        }
         if (--io->accessing == 0)
             io->io_ns += t1 - io->accessing_since;
         if (by_main && io->threaded)
@@ -443,7 +502,9 @@ static void *io_thread(void *arg)
     int64_t k;
     pthread_mutex_lock(&io->mu);
     for (;;) {
-        if (next_task(io, &flush, &k)) {
+        if (io->retired) {
+            break; /* the main thread does the rest (should_retire) */
+        } else if (next_task(io, &flush, &k)) {
             claim(io, flush);
             run_task(io, flush, k, 0);
         } else if (io->stop) {
@@ -469,7 +530,7 @@ static void main_wait(pipe_io *io, int (*done)(const pipe_io *, int64_t), int64_
     while (!done(io, k)) {
         int flush;
         int64_t r;
-        if (next_task(io, &flush, &r) && (flush ? r + io->slots <= k : r <= k)) {
+        if (next_task(io, &flush, &r) && (flush ? r + slots_for(io, k) <= k : r <= k)) {
             claim(io, flush);
             run_task(io, flush, r, 1);
             if (io->threaded)
@@ -526,16 +587,30 @@ static void release(pipe_io *io, int64_t k)
         else if (k + io->slots < io->nrounds)
             io->trace[k + io->slots][TR_FREE] = io->trace[k][TR_EXCHANGED];
     }
-    if (io->threaded) {
+    if (io->threaded)
         pthread_mutex_lock(&io->mu);
-        io->released = k + 1;
+    io->released = k + 1;
+    if (io->async) {
+        async_pump(io); /* its flush, or the read of round k + slots, starts now */
+    } else if (io->inline_access) {
+        /* Flush now, while the round is in the caches, as the classic rounds do. */
+        while (io->write && io->next_flush < io->released) {
+            int64_t r = io->next_flush;
+            claim(io, 1);
+            run_task(io, 1, r, 1);
+        }
+    } else if (io->threaded) {
         pthread_cond_broadcast(&io->cv); /* only the I/O thread can be waiting */
-        pthread_mutex_unlock(&io->mu);
-    } else {
-        io->released = k + 1;
-        if (io->async)
-            async_pump(io); /* its flush, or the read of round k + slots, starts now */
     }
+    if (io->threaded)
+        pthread_mutex_unlock(&io->mu);
+}
+
+/* Has the rank a single core, which an I/O thread would inherit? */
+static int one_core(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) == 1;
 }
 
 /* Main thread: start the I/O thread when the backend and the MPI thread level allow one. */
@@ -554,6 +629,10 @@ static void io_start(pipe_io *io)
      * and its file accesses would cost no simulated time. The main thread does them inline. */
     return;
 #endif
+    int mode = fh->hints.io_thread;
+    io->one_core = one_core();
+    if (mode == MCIO_IO_THREAD_NEVER || (mode == MCIO_IO_THREAD_AUTO && io->one_core && fh->io_inline))
+        return; /* inline: see "When the I/O thread cannot help" at the top */
     if (pthread_mutex_init(&io->mu, NULL) != 0)
         return;
     if (pthread_cond_init(&io->cv, NULL) != 0) {
@@ -588,6 +667,14 @@ static void io_finish(pipe_io *io, int64_t *wait_ns)
             async_complete(io);
     }
     *wait_ns += now_ns() - t0;
+    /* What the file handle learns for its next calls (should_retire). */
+    mcio_file fh = io->p->fh;
+    if (fh->hints.io_thread == MCIO_IO_THREAD_AUTO && io->one_core) {
+        if (io->retired)
+            fh->io_inline = 1;
+        else if (io->inline_access && io->measured >= 2 && 2 * io->blocked >= io->measured)
+            fh->io_inline = 0; /* the accesses block now: the thread can overlap them */
+    }
 }
 
 /* MCIO_PIPELINE_TRACE=1: each aggregator prints on stderr, per round, in ms from the start of
@@ -767,7 +854,7 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
                         char detail[MCIO_DETAIL_LEN])
 {
     const mcio_fdplan *fd = &p->fd;
-    pipe_io io = {.p = p, .write = write, .status = MCIO_SUCCESS};
+    pipe_io io = {.p = p, .write = write, .status = MCIO_SUCCESS, .one_slot_from = INT64_MAX};
     if (p->my_domain >= 0) {
         io.nrounds = fd->rounds[p->my_domain];
         io.slots = p->slots ? p->slots[p->my_domain] : 1;
@@ -776,11 +863,6 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
     int64_t t0 = now_ns();
     io.done = p->pipe->done;
     memset(io.done, 0, (size_t)io.nrounds);
-    const char *tr = getenv("MCIO_PIPELINE_TRACE");
-    if (tr && *tr && *tr != '0' && io.nrounds > 0)
-        io.trace = calloc((size_t)io.nrounds, sizeof *io.trace);
-    for (int64_t k = 0; io.trace && !write && k < io.nrounds && k < io.slots; k++)
-        io.trace[k][TR_FREE] = t0;
     io_start(&io);
     const mcio_io_backend *be = p->fh->io;
     if (!io.threaded && io.nrounds > 0 && be->access_start && be->access_wait) {
@@ -788,6 +870,15 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
         io.fly = malloc((size_t)io.flycap * sizeof *io.fly);
         io.async = io.fly != NULL; /* else the accesses block, as without the ops */
     }
+    if (!io.threaded) /* (the thread reads inline_access) */
+        io.inline_access = !io.async;
+    if (io.inline_access && p->pipe->win == MPI_WIN_NULL)
+        io.one_slot_from = 0; /* nothing to overlap: the classic rounds */
+    const char *tr = getenv("MCIO_PIPELINE_TRACE");
+    if (tr && *tr && *tr != '0' && io.nrounds > 0)
+        io.trace = calloc((size_t)io.nrounds, sizeof *io.trace);
+    for (int64_t k = 0; io.trace && !write && k < io.nrounds && k < io.slots; k++)
+        io.trace[k][TR_FREE] = t0;
     int64_t wait_ns = 0, exch_ns;
     if (p->pipe->win != MPI_WIN_NULL)
         exch_ns = exchange_rma(p, &io, write, base, &wait_ns);
@@ -803,7 +894,8 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
     *times = (mcio_exec_times){.exchange = exch_ns,
                                .io = io.io_ns,
                                .wait = wait_ns,
-                               .overlap = (io.threaded || io.async) && hidden > 0 ? hidden : 0};
+                               .overlap = (io.threaded || io.async) && hidden > 0 ? hidden : 0,
+                               .io_inline = io.nrounds > 0 && io.inline_access};
     free(io.trace);
     free(io.fly);
     return io.status;

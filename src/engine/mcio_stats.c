@@ -64,6 +64,7 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
         .subbuffer_rounds = fd->max_rounds,
         .t_wait = times_ns[5] * 1e-9,
         .t_overlap = times_ns[6] * 1e-9,
+        .io_inline = (int)times_ns[7],
     };
     for (int d = 0; d < fd->ndomains; d++)
         if (fd->rounds[d] > 0 && fd->window[d] > s->subbuffer_bytes)
@@ -83,12 +84,13 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
             ",\"t_metadata\":%.9f,\"t_plan\":%.9f,\"t_exchange\":%.9f,\"t_io\":%.9f,"
             "\"t_total\":%.9f,\"pipeline_depth\":%d,\"transport\":\"%s\","
             "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
-            "\"t_overlap\":%.9f,\"overlap\":%.4f,"
+            "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,"
             "\"aggregator_ranks\":[",
             write ? "write" : "read", fh->path, fh->hints.strategy, s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
             s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, fh->hints.transport,
-            s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap);
+            s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
+            s->io_inline);
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
     fprintf(f, "],\"aggregator_nodes\":[");

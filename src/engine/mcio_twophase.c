@@ -410,9 +410,9 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
     mcio_exec_times t = {0};
     int io_st = mcio_executor_of(fh)->run(p, write, base, &t, detail);
     /* 5. Agreement, with the slowest rank's times. */
-    int64_t times[7] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t.exchange,
-                        t.io, ns_since(t0), t.wait, t.overlap};
-    st = mcio_engine_agree(fh->comm, io_st, detail, times, 7);
+    int64_t times[8] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t.exchange,
+                        t.io, ns_since(t0), t.wait, t.overlap, t.io_inline};
+    st = mcio_engine_agree(fh->comm, io_st, detail, times, 8);
     if (fh->stats_on)
         mcio_stats_gather_aggregator_bytes(fh, p);
     mcio_stats_record(fh, p, write, times);

@@ -99,6 +99,12 @@ static const char *transport_name(int i)
     return i == 0 ? "p2p" : i == 1 ? "rma" : NULL;
 }
 
+static const char *io_thread_name(int i)
+{
+    static const char *const names[] = {"auto", "always", "never"};
+    return i >= 0 && i < 3 ? names[i] : NULL;
+}
+
 static const char *bool_name(int i)
 {
     return i == 0 ? "false" : i == 1 ? "true" : NULL;
@@ -157,6 +163,7 @@ static const hint_spec specs[] = {
     /* O_DIRECT file access, for the backends that open the file themselves (mcio_io_posix.c). */
     {.key = "direct_write", .kind = HINT_CHOICE, FIELD(direct_write), .names = bool_name},
     {.key = "direct_read", .kind = HINT_CHOICE, FIELD(direct_read), .names = bool_name},
+    {.key = "mcio_io_thread", .kind = HINT_CHOICE, FIELD(io_thread), .names = io_thread_name},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 

@@ -17,6 +17,14 @@ extern "C" {
 #define MCIO_NAME_LEN 32
 #define MCIO_PATH_LEN 256
 
+/* mcio_io_thread: whether a pipelined aggregator's file access runs in an I/O thread. */
+enum mcio_io_thread_mode {
+    MCIO_IO_THREAD_AUTO = 0, /* a thread, unless it shares its rank's only core with file
+                                access that is CPU work (mcio_pipeline.c) */
+    MCIO_IO_THREAD_ALWAYS,
+    MCIO_IO_THREAD_NEVER
+};
+
 typedef struct mcio_hints {
     int64_t cb_buffer_size; /* ROMIO's cb_buffer_size: 16 MiB */
     int cb_nodes;           /* ROMIO's cb_nodes: 0 = one aggregator per node */
@@ -39,6 +47,7 @@ typedef struct mcio_hints {
     int pipeline_depth;             /* mcio_pipeline_depth: sub-buffers in flight; 1 = classic */
     int64_t subbuffer_size;         /* mcio_subbuffer_size: 0 = stripe, or block-size multiple */
     char transport[8];              /* mcio_transport: p2p (two-sided) or rma (one-sided) */
+    int io_thread;                  /* mcio_io_thread: enum mcio_io_thread_mode, auto */
     double slow_call_seconds;       /* mcio_slow_call_seconds: slow backend, delay per call */
     double slow_byte_seconds;       /* mcio_slow_byte_seconds: slow backend, delay per byte */
 } mcio_hints;

@@ -55,6 +55,7 @@ TEST(Hints, Defaults)
     EXPECT_EQ(h.node_memory, 0);
     EXPECT_EQ(h.direct_write, 0);
     EXPECT_EQ(h.direct_read, 0);
+    EXPECT_EQ(h.io_thread, MCIO_IO_THREAD_AUTO);
 }
 
 TEST(Hints, PlanParams)
@@ -85,7 +86,7 @@ TEST(Hints, PlanParams)
 
 enum Field {
     BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ, ENABLE, PLACEMENT, SOCKET, TOPOFILE,
-    NAH, MSGIND, MSGGROUP, MEMMIN, NODEMEM, DIRECT_WRITE, DIRECT_READ
+    NAH, MSGIND, MSGGROUP, MEMMIN, NODEMEM, DIRECT_WRITE, DIRECT_READ, IO_THREAD
 };
 
 struct SetCase {
@@ -153,6 +154,9 @@ const SetCase set_cases[] = {
     {"DirectWriteFalse", "direct_write", "false", DIRECT_WRITE, 0, nullptr},
     {"DirectReadTrue", "direct_read", "true", DIRECT_READ, 1, nullptr},
     {"DirectReadFalse", "direct_read", "false", DIRECT_READ, 0, nullptr},
+    {"IoThreadAuto", "mcio_io_thread", "auto", IO_THREAD, MCIO_IO_THREAD_AUTO, nullptr},
+    {"IoThreadAlways", "mcio_io_thread", "always", IO_THREAD, MCIO_IO_THREAD_ALWAYS, nullptr},
+    {"IoThreadNever", "mcio_io_thread", "never", IO_THREAD, MCIO_IO_THREAD_NEVER, nullptr},
 };
 
 class HintsSet : public ::testing::TestWithParam<SetCase> {};
@@ -169,6 +173,8 @@ TEST_P(HintsSet, Valid)
         h.direct_write = !c.num;
     if (c.field == DIRECT_READ)
         h.direct_read = !c.num;
+    if (c.field == IO_THREAD)
+        h.io_thread = c.num == MCIO_IO_THREAD_NEVER ? MCIO_IO_THREAD_AUTO : MCIO_IO_THREAD_NEVER;
     if (c.field == PLACEMENT)
         h.placement = c.num == MCIO_PLACE_GREEDY ? MCIO_PLACE_TOPOLOGY : MCIO_PLACE_GREEDY;
     if (c.field == SOCKET)
@@ -193,6 +199,7 @@ TEST_P(HintsSet, Valid)
     case NODEMEM: want.node_memory = c.num; break;
     case DIRECT_WRITE: want.direct_write = (int)c.num; break;
     case DIRECT_READ: want.direct_read = (int)c.num; break;
+    case IO_THREAD: want.io_thread = (int)c.num; break;
     }
     char detail[MCIO_DETAIL_LEN] = "";
     EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "test", detail), MCIO_SUCCESS) << detail;
@@ -260,6 +267,8 @@ const BadCase bad_cases[] = {
     {"EnableEmpty", "mcio_enable", ""},
     {"DirectWriteOne", "direct_write", "1"},
     {"DirectReadEnable", "direct_read", "enable"},
+    {"IoThreadOn", "mcio_io_thread", "on"},
+    {"IoThreadCase", "mcio_io_thread", "Auto"},
     {"PlacementUnknown", "mcio_placement", "nearest"},
     {"PlacementCase", "mcio_placement", "Greedy"},
     {"PlacementEmpty", "mcio_placement", ""},
@@ -418,14 +427,14 @@ TEST(Hints, GetDefaults)
                              {"mcio_pipeline_depth", "1"},   {"mcio_subbuffer_size", "0"},
                              {"mcio_transport", "p2p"},      {"mcio_slow_call_seconds", "0"},
                              {"mcio_slow_byte_seconds", "0"}, {"direct_write", "false"},
-                             {"direct_read", "false"}};
+                             {"direct_read", "false"},        {"mcio_io_thread", "auto"}};
     char key[64], value[64];
-    for (int i = 0; i < 23; i++) {
+    for (int i = 0; i < 24; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 23, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 24, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -456,6 +465,7 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_slow_byte_seconds", "1e-9", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "direct_write", "true", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "direct_read", "true", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_io_thread", "never", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
                              {"romio_cb_read", "disable"},  {"mcio_strategy", "memory"},
@@ -467,17 +477,18 @@ TEST(Hints, GetSetRoundTrip)
                              {"mcio_pipeline_depth", "4"},  {"mcio_subbuffer_size", "1048576"},
                              {"mcio_transport", "rma"},     {"mcio_slow_call_seconds", "0.25"},
                              {"mcio_slow_byte_seconds", "1.0000000000000001e-09"},
-                             {"direct_write", "true"},     {"direct_read", "true"}};
+                             {"direct_write", "true"},     {"direct_read", "true"},
+                             {"mcio_io_thread", "never"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 23);
+        ASSERT_LT(i, 24);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 23);
+    EXPECT_EQ(i, 24);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 
