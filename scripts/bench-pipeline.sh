@@ -20,6 +20,7 @@
 #   BACKEND (slow) CALL_S (0) BYTE_S (calibrated) CAL_REPS (9) TRANSPORT (p2p) DEPTHS ("2 4")
 #   DIR (/tmp) CB_NODES (1) TRANSFER (ior transfer size, 2k)
 #   DIRECT (0; 1: hints direct_write and direct_read, O_DIRECT file access for posix and slow)
+#   HINTS (more hints, "key=value key=value", e.g. "mcio_io_thread=always")
 # Two ranks by default: one aggregator and one sender, a core each on a 2-core machine. With
 # more ranks than cores the aggregator's I/O thread competes with ranks for a processor, and
 # what is measured is the scheduler rather than the overlap.
@@ -34,6 +35,8 @@ TRANSPORT=${TRANSPORT:-p2p} DEPTHS=${DEPTHS:-2 4} DIR=${DIR:-/tmp} CB_NODES=${CB
 TRANSFER=${TRANSFER:-2k} DIRECT=${DIRECT:-0}
 direct=false
 [ "$DIRECT" = 1 ] && direct=true
+extra=()
+for h in ${HINTS:-}; do extra+=(--hint "$h"); done
 launch=(mpiexec.$mpi -n "$RANKS")
 [ "$mpi" = openmpi ] && launch+=(--oversubscribe)
 work=$(mktemp -d)
@@ -57,7 +60,7 @@ run() { # stats-file depth cb_buffer_size transport byte_seconds
     --hint mcio_slow_call_seconds="$CALL_S" --hint mcio_slow_byte_seconds="$5" \
     --hint cb_nodes="$CB_NODES" --hint cb_buffer_size="$3" --hint mcio_pipeline_depth="$2" \
     --hint mcio_subbuffer_size="$sub" --hint mcio_transport="$4" --hint direct_write=$direct \
-    --hint direct_read=$direct >/dev/null
+    --hint direct_read=$direct ${extra[@]+"${extra[@]}"} >/dev/null
 }
 
 # Median of field f over the calls of operation op in a stats file.
@@ -98,7 +101,7 @@ for op in write read; do
 done
 
 echo "# $mpi, $RANKS ranks, $PATTERN $SIZE per rank (transfer $TRANSFER), cb_nodes $CB_NODES, backend $BACKEND" \
-     "(call ${CALL_S} s, direct I/O $direct), sub-buffer $SUB, $REPS reps, files in $DIR"
+     "(call ${CALL_S} s, direct I/O $direct), sub-buffer $SUB, $REPS reps, files in $DIR${HINTS:+, hints $HINTS}"
 for op in write read; do
   echo "# $op: byte ${delay[$op]} s (${note[$op]})"
 done
