@@ -136,26 +136,30 @@ static int posix_refused(posix_state *s, int fd, ssize_t n)
     return 1;
 }
 
+/* One part of a pwrite (write = 1) or pread at off: directly or through the page cache. */
+static int64_t posix_access(posix_state *s, int write, void *buf, int64_t len, int64_t off)
+{
+    int64_t part;
+    int fd = posix_fd_for(s, write ? s->direct_write : s->direct_read, buf, len, off, &part);
+    for (;;) {
+        ssize_t n = write ? pwrite(fd, buf, (size_t)part, (off_t)off)
+                          : pread(fd, buf, (size_t)part, (off_t)off);
+        if (posix_refused(s, fd, n)) {
+            fd = s->fd; /* once more, through the page cache */
+            continue;
+        }
+        return n < 0 ? -errno : n;
+    }
+}
+
 static int64_t posix_pwrite(void *state, const void *buf, int64_t len, int64_t off)
 {
-    posix_state *s = state;
-    int64_t part;
-    int fd = posix_fd_for(s, s->direct_write, buf, len, off, &part);
-    ssize_t n = pwrite(fd, buf, (size_t)part, (off_t)off);
-    if (posix_refused(s, fd, n))
-        n = pwrite(s->fd, buf, (size_t)part, (off_t)off);
-    return n < 0 ? -errno : n;
+    return posix_access(state, 1, (void *)buf, len, off); /* (pwrite only reads buf) */
 }
 
 static int64_t posix_pread(void *state, void *buf, int64_t len, int64_t off)
 {
-    posix_state *s = state;
-    int64_t part;
-    int fd = posix_fd_for(s, s->direct_read, buf, len, off, &part);
-    ssize_t n = pread(fd, buf, (size_t)part, (off_t)off);
-    if (posix_refused(s, fd, n))
-        n = pread(s->fd, buf, (size_t)part, (off_t)off);
-    return n < 0 ? -errno : n;
+    return posix_access(state, 0, buf, len, off);
 }
 
 static int posix_sync(void *state)
