@@ -95,6 +95,16 @@ int mcio_round_use_span(const mcio_piece *runs, int64_t nruns)
     return nruns == 1 || span - covered <= covered;
 }
 
+/* My pieces for my own domain among the send groups [gs, gs1) of a round. (The aggregator's
+ * lists arrive with file-adjacent pieces merged, so its receive side may count fewer.) */
+static int64_t own_pieces(mcio_plan p, int64_t gs, int64_t gs1)
+{
+    for (int64_t g = gs; g < gs1; g++)
+        if (p->send.peer[g] == p->my_domain)
+            return p->send.first[g + 1] - p->send.first[g];
+    return 0;
+}
+
 static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times,
                       char detail[MCIO_DETAIL_LEN])
 {
@@ -120,7 +130,7 @@ static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times
          * system call each), and no read-modify-write is wanted: its pieces go straight between
          * user memory and the file, without the copy through the collective buffer. */
         int direct = nruns > 0 && gr1 - gr == 1 && p->recv.peer[gr] == fh->rank &&
-                     nruns == p->recv.first[gr + 1] - p->recv.first[gr] && !(span && nruns > 1);
+                     nruns == own_pieces(p, gs, gs1) && !(span && nruns > 1);
         double t;
 
         if (direct && io_st == MCIO_SUCCESS) {

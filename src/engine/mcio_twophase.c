@@ -156,12 +156,21 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
     for (int d = 0; d < nd; d++)
         start[d + 1] = start[d] + count[d];
     memset(count, 0, ((size_t)nd + 1) * sizeof(int64_t));
+    /* Pieces of one round that meet in the file go as one: the aggregator needs only where the
+     * bytes land, not where they lie in my memory (FLASH-IO's 128-byte rows, scattered in
+     * memory by guard cells, become one range per block; its receives become contiguous). */
     for (int64_t g = 0; g < p->send.ngroups; g++) {
         int d = p->send.peer[g];
         for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
+            const mcio_piece *pc = &p->send.pieces[i];
+            int64_t last = 2 * (start[d] + count[d] - 1);
+            if (i > p->send.first[g] && flat[last] + flat[last + 1] == pc->off) {
+                flat[last + 1] += pc->len;
+                continue;
+            }
             int64_t at = 2 * (start[d] + count[d]++);
-            flat[at] = p->send.pieces[i].off;
-            flat[at + 1] = p->send.pieces[i].len;
+            flat[at] = pc->off;
+            flat[at + 1] = pc->len;
         }
     }
     for (int d = 0; d < nd; d++)
