@@ -61,6 +61,8 @@ struct mcio_plan_s {
     mcio_groups send;  /* this rank's pieces, by (round, domain) */
     int my_domain;     /* the domain this rank aggregates, or -1 */
     mcio_groups recv;  /* the aggregator's pieces, by (round, sender); empty unless my_domain >= 0 */
+    int own_access;    /* romio_cb_write/read disable: no aggregation, each rank accesses its
+                          own pieces (fd then lists them, one domain per rank, for the stats) */
     char *cbuf;        /* the collective buffer, fd.window[my_domain] bytes at most */
     char *cbuf_mem;    /* its allocation (cbuf may start a few bytes in: direct I/O) */
     int64_t cbuf_len;
@@ -135,6 +137,7 @@ typedef struct mcio_executor {
 } mcio_executor;
 
 extern const mcio_executor mcio_exec_rounds;
+extern const mcio_executor mcio_exec_own; /* own_access plans (mcio_rounds.c) */
 extern const mcio_executor mcio_exec_pipeline;
 
 /* The executor the file's hints ask for: pipelined when mcio_pipeline_depth > 1 or rma. */

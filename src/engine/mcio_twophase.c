@@ -286,6 +286,24 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
                : MCIO_SUCCESS;
 }
 
+/* romio_cb_write/read disable: no file domains; fd lists each rank with data as the aggregator
+ * of its own span (for the statistics), with no rounds and no buffer. */
+static int plan_own(int nprocs, const mcio_summary *sum, mcio_fdplan *fd)
+{
+    int n = 0;
+    for (int r = 0; r < nprocs; r++)
+        n += sum[r].bytes > 0;
+    if (mcio_fdplan_alloc(fd, n) != MCIO_SUCCESS)
+        return MCIO_ERR_NOMEM;
+    for (int r = 0, d = 0; r < nprocs; r++)
+        if (sum[r].bytes > 0) {
+            fd->agg_rank[d] = r;
+            fd->fd_start[d] = sum[r].start;
+            fd->fd_end[d++] = sum[r].end;
+        }
+    return MCIO_SUCCESS;
+}
+
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
                      const int64_t *mem, int write, int local_status,
                      const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN])
@@ -331,20 +349,24 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
                               .sockets_per_node = fh->machine.sockets_per_node,
                               .net = &fh->machine.net,
                               .node_mem = fh->node_budget};
-        st = mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
-                            plan_params(fh, write), &p->fd);
+        p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
+        st = p->own_access ? plan_own(fh->nprocs, sum, &p->fd)
+                           : mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
+                                            plan_params(fh, write), &p->fd);
         for (int r = 0; r < fh->nprocs; r++)
             p->total_bytes += sum[r].bytes;
         free(sum);
     }
     p->cb_rounds = p->fd.max_rounds;
-    if (st == MCIO_SUCCESS && fh->hints.pipeline_depth > 1)
+    /* An own-access plan has no domains to schedule, no lists and no buffers. */
+    int aggregate = !p->own_access;
+    if (aggregate && fh->hints.pipeline_depth > 1)
         st = subdivide(fh, p);
-    if (st == MCIO_SUCCESS)
+    if (aggregate && st == MCIO_SUCCESS)
         st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
-    if (st == MCIO_SUCCESS)
+    if (aggregate && st == MCIO_SUCCESS)
         st = list_bufs_alloc(&lb, p->fd.ndomains, p->send.npieces, fh->nprocs);
-    for (int d = 0; st == MCIO_SUCCESS && d < p->fd.ndomains; d++)
+    for (int d = 0; aggregate && st == MCIO_SUCCESS && d < p->fd.ndomains; d++)
         if (p->fd.agg_rank[d] == fh->rank)
             p->my_domain = d;
     if (st == MCIO_ERR_ARG)
@@ -360,14 +382,15 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         goto fail;
 
     /* 3. Offset-length lists, point to point; then the buffers the rounds will need. */
-    st = exchange_lists(fh, p, &lb, detail);
+    if (aggregate)
+        st = exchange_lists(fh, p, &lb, detail);
     list_bufs_free(&lb, fh->nprocs);
-    if (st == MCIO_SUCCESS && alloc_round_scratch(p) != MCIO_SUCCESS) {
+    if (aggregate && st == MCIO_SUCCESS && alloc_round_scratch(p) != MCIO_SUCCESS) {
         st = MCIO_ERR_NOMEM;
         snprintf(detail, MCIO_DETAIL_LEN, "cannot allocate a collective buffer of %" PRId64 " bytes",
                  p->cbuf_len);
     }
-    if (st == MCIO_SUCCESS && mcio_executor_of(fh) == &mcio_exec_pipeline &&
+    if (aggregate && st == MCIO_SUCCESS && mcio_executor_of(fh) == &mcio_exec_pipeline &&
         mcio_pipeline_prepare(p) != MCIO_SUCCESS) {
         st = MCIO_ERR_NOMEM;
         snprintf(detail, MCIO_DETAIL_LEN, "out of memory preparing the pipeline");
@@ -379,7 +402,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
-    if (strcmp(fh->hints.transport, "rma") == 0) {
+    if (aggregate && strcmp(fh->hints.transport, "rma") == 0) {
         st = mcio_pipeline_open_window(p, detail); /* collective, agreed inside */
         if (st != MCIO_SUCCESS)
             goto fail;
@@ -417,7 +440,8 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
             return st;
     }
     mcio_exec_times t = {0};
-    int io_st = mcio_executor_of(fh)->run(p, write, base, &t, detail);
+    int io_st = (p->own_access ? &mcio_exec_own : mcio_executor_of(fh))->run(p, write, base, &t,
+                                                                               detail);
     /* 5. Agreement, with the slowest rank's times. */
     int64_t times[8] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t.exchange,
                         t.io, ns_since(t0), t.wait, t.overlap, t.io_inline};

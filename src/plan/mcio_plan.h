@@ -45,7 +45,7 @@ typedef struct mcio_summary {
 enum mcio_cb_mode {
     MCIO_CB_AUTOMATIC = 0, /* aggregate only when ranks' accesses interleave */
     MCIO_CB_ENABLE,        /* always aggregate */
-    MCIO_CB_DISABLE        /* each rank accesses its own data, unless accesses interleave */
+    MCIO_CB_DISABLE        /* no aggregation: each rank accesses its own pieces (the engine) */
 };
 
 /* Planning parameters, parsed from hints once and passed by value. */

@@ -22,7 +22,8 @@
  * each under several configurations of hints: the defaults; a collective buffer much smaller
  * than a file domain (many rounds); cb_nodes 2 or 3 (several aggregators, on one host when
  * MCIO_VIRTUAL_RANKS_PER_NODE makes it many nodes); striping_unit; the mpiio and posix backends;
- * MPI_MODE_WRONLY (no read-modify-write) and MPI_MODE_RDWR. The null backend is run once: the
+ * MPI_MODE_WRONLY (no read-modify-write) and MPI_MODE_RDWR; romio_cb_write/read disable (no
+ * aggregation: each rank moves its own pieces, no buffer). The null backend is run once: the
  * calls succeed and the file is left untouched.
  *
  * Sizes shrink with the rank count (MPICH busy-polls when ranks outnumber cores), and from 8
@@ -170,8 +171,10 @@ typedef struct config {
     int small_buffer; /* cb_buffer_size a fraction of a file domain: many rounds */
     int cb_nodes;     /* 0: not set */
     int64_t stripe;   /* striping_unit, 0: not set */
-    int cb_enable;    /* romio_cb_write/read enable; else automatic (the default) */
+    int cb;           /* romio_cb_write/read: 0 automatic (the default), CB_ON enable, CB_OFF
+                         disable (no aggregation: each rank accesses its own pieces) */
 } config;
+enum { CB_ON = 1, CB_OFF = 2 };
 
 /* Under automatic collective buffering, a pattern whose ranks' regions do not interleave
  * (contig, block3d at some rank counts) gets the independent plan: the default and the
@@ -182,6 +185,8 @@ static const config configs[] = {
     {"aggs3-stripe-wronly", "mpiio", 1, 1, 3, 512, 1},
     {"aggs2-posix-wronly", "posix", 1, 1, 2, 0, 1},
     {"aggs3-smallbuf", "mpiio", 0, 1, 3, 0, 1},
+    {"disable-posix", "posix", 0, 1, 0, 0, CB_OFF},
+    {"disable-mpiio-wronly", "mpiio", 1, 0, 0, 0, CB_OFF},
 };
 #define NCONFIGS ((int)(sizeof configs / sizeof configs[0]))
 
@@ -210,7 +215,7 @@ static int interleaved(const mt_extents *all, int n)
 /* Does this configuration give the independent plan (every rank with data its own aggregator)? */
 static int independent(const config *c, const mt_extents *all, int n)
 {
-    return !c->cb_enable && !interleaved(all, n);
+    return c->cb == CB_OFF || (c->cb != CB_ON && !interleaved(all, n));
 }
 
 /* The aggregators mcio must choose: the ranks with data in an independent plan; else cb_nodes,
@@ -262,16 +267,20 @@ static void check_stats(mcio_file fh, int op, const config *c, const mt_extents 
                    "aggregators %d and %d share node %d though there are %d nodes", j, i,
                    s.aggregator_nodes[i], nodes);
     }
-    CHECKF(s.max_buffer_bytes > 0 || bytes == 0, "stats.max_buffer_bytes %" PRId64,
-           s.max_buffer_bytes);
+    if (c->cb == CB_OFF) /* no aggregation: no buffer, no round */
+        CHECKF(s.max_buffer_bytes == 0 && s.rounds == 0, "disabled, yet buffers of %" PRId64
+               " bytes and %d rounds", s.max_buffer_bytes, s.rounds);
+    else
+        CHECKF(s.max_buffer_bytes > 0 || bytes == 0, "stats.max_buffer_bytes %" PRId64,
+               s.max_buffer_bytes);
     CHECKF(s.max_buffer_bytes <= cb_buffer,
            "stats.max_buffer_bytes %" PRId64 " > cb_buffer_size %" PRId64, s.max_buffer_bytes,
            cb_buffer);
-    if (c->small_buffer && romio)
+    if (c->small_buffer && romio && c->cb != CB_OFF)
         CHECKF(s.rounds > 1,
                "cb_buffer_size %" PRId64 " is a fraction of a domain but only %d round(s)",
                cb_buffer, s.rounds);
-    else if (romio)
+    else if (romio && c->cb != CB_OFF)
         CHECKF(s.rounds == 1, "default 16 MiB buffer, small data, but %d rounds", s.rounds);
     if (c->stripe > 0 && s.rounds > 1 && !independent(c, all, n))
         CHECKF(s.max_buffer_bytes % c->stripe == 0,
@@ -336,9 +345,9 @@ static void run(int w, const config *c)
         MPI_Info_set(info, "cb_nodes", nodestr);
     if (c->stripe)
         MPI_Info_set(info, "striping_unit", stripestr);
-    if (c->cb_enable) {
-        MPI_Info_set(info, "romio_cb_write", "enable");
-        MPI_Info_set(info, "romio_cb_read", "enable");
+    if (c->cb) {
+        MPI_Info_set(info, "romio_cb_write", c->cb == CB_ON ? "enable" : "disable");
+        MPI_Info_set(info, "romio_cb_read", c->cb == CB_ON ? "enable" : "disable");
     }
 
     mt_prefill(path, size);
