@@ -360,7 +360,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     p->cb_rounds = p->fd.max_rounds;
     /* An own-access plan has no domains to schedule, no lists and no buffers. */
     int aggregate = !p->own_access;
-    if (aggregate && fh->hints.pipeline_depth > 1)
+    if (aggregate && st == MCIO_SUCCESS && fh->hints.pipeline_depth > 1)
         st = subdivide(fh, p);
     if (aggregate && st == MCIO_SUCCESS)
         st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
