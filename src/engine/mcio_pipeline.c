@@ -867,6 +867,11 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
     int64_t t0 = now_ns();
     io.done = p->pipe->done;
     memset(io.done, 0, (size_t)io.nrounds);
+    const char *tr = getenv("MCIO_PIPELINE_TRACE");
+    if (tr && *tr && *tr != '0' && io.nrounds > 0)
+        io.trace = calloc((size_t)io.nrounds, sizeof *io.trace);
+    for (int64_t k = 0; io.trace && !write && k < io.nrounds && k < io.slots; k++)
+        io.trace[k][TR_FREE] = t0;
     io_start(&io);
     const mcio_io_backend *be = p->fh->io;
     if (!io.threaded && io.nrounds > 0 && be->access_start && be->access_wait) {
@@ -878,11 +883,6 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
         io.inline_access = !io.async;
     if (io.inline_access && p->pipe->win == MPI_WIN_NULL)
         io.one_slot_from = 0; /* nothing to overlap: the classic rounds */
-    const char *tr = getenv("MCIO_PIPELINE_TRACE");
-    if (tr && *tr && *tr != '0' && io.nrounds > 0)
-        io.trace = calloc((size_t)io.nrounds, sizeof *io.trace);
-    for (int64_t k = 0; io.trace && !write && k < io.nrounds && k < io.slots; k++)
-        io.trace[k][TR_FREE] = t0;
     int64_t wait_ns = 0, exch_ns;
     if (p->pipe->win != MPI_WIN_NULL)
         exch_ns = exchange_rma(p, &io, write, base, &wait_ns);
