@@ -95,6 +95,14 @@ int mcio_round_use_span(const mcio_piece *runs, int64_t nruns)
     return nruns == 1 || span - covered <= covered;
 }
 
+/* Write len bytes at off from user memory at addr, or read them there. */
+static int move_piece(mcio_file fh, int write, char *addr, int64_t len, int64_t off,
+                      char detail[MCIO_DETAIL_LEN])
+{
+    return write ? mcio_io_write_full(fh->io, fh->io_state, addr, len, off, fh->path, detail)
+                 : mcio_io_read_full(fh->io, fh->io_state, addr, len, off, fh->path, detail);
+}
+
 /* My pieces for my own domain among the send groups [gs, gs1) of a round. (The aggregator's
  * lists arrive with file-adjacent pieces merged, so its receive side may count fewer.) */
 static int64_t own_pieces(mcio_plan p, int64_t gs, int64_t gs1)
@@ -141,11 +149,8 @@ static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times
                 for (int64_t i = p->send.first[g]; i < p->send.first[g + 1] && io_st == MCIO_SUCCESS;
                      i++) {
                     const mcio_piece *pc = &p->send.pieces[i];
-                    io_st = write ? mcio_io_write_full(fh->io, fh->io_state,
-                                                       PIECE_ADDR(base, pc->mem), pc->len, pc->off,
-                                                       fh->path, detail)
-                                  : mcio_io_read_full(fh->io, fh->io_state, PIECE_ADDR(base, pc->mem),
-                                                      pc->len, pc->off, fh->path, detail);
+                    io_st = move_piece(fh, write, PIECE_ADDR(base, pc->mem), pc->len, pc->off,
+                                       detail);
                 }
             }
             t_io += ns_since(t);
@@ -225,10 +230,7 @@ static int own_run(mcio_plan p, int write, char *base, mcio_exec_times *times,
     double t = PMPI_Wtime();
     for (int64_t i = 0; i < p->next && st == MCIO_SUCCESS; i++) {
         const mcio_extent *e = &p->ext[i];
-        st = write ? mcio_io_write_full(fh->io, fh->io_state, PIECE_ADDR(base, e->mem), e->len,
-                                        e->off, fh->path, detail)
-                   : mcio_io_read_full(fh->io, fh->io_state, PIECE_ADDR(base, e->mem), e->len,
-                                       e->off, fh->path, detail);
+        st = move_piece(fh, write, PIECE_ADDR(base, e->mem), e->len, e->off, detail);
     }
     *times = (mcio_exec_times){.io = (int64_t)((PMPI_Wtime() - t) * 1e9)};
     return st;
