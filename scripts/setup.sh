@@ -32,6 +32,10 @@ have_pkg libpnetcdf-dev || need+=(libpnetcdf-dev)
 have_cmd ncmpidiff || need+=(pnetcdf-bin)
 # The simulation build (docs/simulation.md): SimGrid's SMPI (smpicc, smpirun, libsimgrid).
 have_pkg libsimgrid-dev || need+=(libsimgrid-dev)
+# The fuzz targets (scripts/fuzz.sh): Debian's clang and its runtime libraries (libFuzzer,
+# ASan, UBSan: libclang-rt-dev). The sanitizer build (scripts/sanitize.sh) uses gcc's.
+have_cmd clang || need+=(clang)
+have_pkg libclang-rt-dev || need+=(libclang-rt-dev)
 
 if [ ${#need[@]} -gt 0 ]; then
   cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${need[*]}"
@@ -41,8 +45,9 @@ if [ ${#need[@]} -gt 0 ]; then
     exit 1
   fi
   echo "setup: installing ${need[*]}" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+  # Other jobs on the machine may hold the dpkg lock: wait for it rather than fail.
+  apt-get -o DPkg::Lock::Timeout=900 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${need[@]}" >&2
 fi
 
 # The figures' Python (tools/mcio_venv.py switches the tools to it): made again whenever
