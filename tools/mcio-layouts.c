@@ -424,8 +424,16 @@ int main(int argc, char **argv)
         int rc1 = do_access(1, pa, info, &v, &a, w, cnt, mt);
         int rc2 = do_access(0, pb, info, &v, &a, w, cnt, mt);
         calls++;
-        if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS)
-            fail = 1, snprintf(why, sizeof why, "write: native rc %d, mcio rc %d", rc1, rc2);
+        if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS) {
+            char e1[MPI_MAX_ERROR_STRING] = "", e2[MPI_MAX_ERROR_STRING] = "";
+            int l;
+            if (rc1 != MPI_SUCCESS)
+                MPI_Error_string(rc1, e1, &l);
+            if (rc2 != MPI_SUCCESS)
+                MPI_Error_string(rc2, e2, &l);
+            fail = 1;
+            snprintf(why, sizeof why, "write: native '%.60s', mcio '%.120s'", e1, e2);
+        }
         MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!fail && rank == 0) {
             int64_t na = 0, nb = 0, ne = fend;
@@ -462,7 +470,14 @@ int main(int argc, char **argv)
             rc2 = do_access(0, pa, info, &v, &r, rm, cnt, mt);
             calls++;
             if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS) {
-                fail = 1, snprintf(why, sizeof why, "read: native rc %d, mcio rc %d", rc1, rc2);
+                char e1[MPI_MAX_ERROR_STRING] = "", e2[MPI_MAX_ERROR_STRING] = "";
+                int l;
+                if (rc1 != MPI_SUCCESS)
+                    MPI_Error_string(rc1, e1, &l);
+                if (rc2 != MPI_SUCCESS)
+                    MPI_Error_string(rc2, e2, &l);
+                fail = 1;
+                snprintf(why, sizeof why, "read: native '%.60s', mcio '%.120s'", e1, e2);
             } else {
                 /* The read through the same view and memory type gives back what was written
                  * where the memory type has data, the sentinel elsewhere: mark those bytes by
