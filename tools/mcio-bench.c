@@ -36,7 +36,7 @@
 #include <mpi.h>
 
 #include "mcio.h"
-#include "splitmix64.h"
+#include "mcio_splitmix64.h"
 
 /* The simulation build (smpicc: SimGrid's SMPI, docs/simulation.md): the simulated storage keeps
  * no bytes, so nothing is verified (the real builds verify the same engine); the data buffers

@@ -20,7 +20,7 @@
 #include "mcio_hints.h"
 #include "mcio_memory.h"
 #include "mcio_plan.h"
-#include "splitmix64.h"
+#include "mcio_splitmix64.h"
 
 #define HACC_PARTICLE 38 /* as mcio-bench: 7 float32, int64 id, uint16 mask */
 #define COLL_PERF_ELEM 4
@@ -97,7 +97,7 @@ static int parse(int argc, char **argv, opts *o)
             *eq = '\0';
             if (mcio_hints_set(&o->hints, key, eq + 1, "command line", detail) != MCIO_SUCCESS)
                 return bad("%s%s", detail, "");
-        } else if (mcio_hints_parse_bytes(v, 0, INT64_MAX / 4, &x)) {
+        } else if (mcio_parse_bytes(v, 0, INT64_MAX / 4, &x)) {
             return bad("%s '%s' is not a count (digits, k/m/g suffix)", a, v);
         } else if (!strcmp(a, "--size")) {
             o->size = x;

@@ -123,12 +123,12 @@ typedef struct parser {
 
 static int fail(parser *p, int line, const char *fmt, ...)
 {
-    int n = line > 0 ? snprintf(p->detail, MCIO_NET_DETAIL_LEN, "%s:%d: ", p->name, line)
-                     : snprintf(p->detail, MCIO_NET_DETAIL_LEN, "%s: ", p->name);
-    if (n >= 0 && n < MCIO_NET_DETAIL_LEN) {
+    int n = line > 0 ? snprintf(p->detail, MCIO_DETAIL_LEN, "%s:%d: ", p->name, line)
+                     : snprintf(p->detail, MCIO_DETAIL_LEN, "%s: ", p->name);
+    if (n >= 0 && n < MCIO_DETAIL_LEN) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(p->detail + n, MCIO_NET_DETAIL_LEN - (size_t)n, fmt, ap);
+        vsnprintf(p->detail + n, MCIO_DETAIL_LEN - (size_t)n, fmt, ap);
         va_end(ap);
     }
     return MCIO_ERR_ARG;
@@ -855,7 +855,7 @@ done:
 }
 
 int mcio_network_parse(const char *text, const char *name, mcio_network *net,
-                       char detail[MCIO_NET_DETAIL_LEN])
+                       char detail[MCIO_DETAIL_LEN])
 {
     parser p = {.name = name, .detail = detail, .line = 0};
     *net = mcio_network_flat();
@@ -870,7 +870,7 @@ int mcio_network_parse(const char *text, const char *name, mcio_network *net,
         }
     st = slurm ? parse_slurm(&p, text, net) : parse_keyword_file(&p, text, net);
     if (st == MCIO_ERR_NOMEM && !detail[0])
-        snprintf(detail, MCIO_NET_DETAIL_LEN, "%s: out of memory", name);
+        snprintf(detail, MCIO_DETAIL_LEN, "%s: out of memory", name);
     if (st != MCIO_SUCCESS)
         mcio_network_free(net);
     return st;

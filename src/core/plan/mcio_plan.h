@@ -19,13 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mcio_errors.h"
+#include "mcio_base.h" /* MCIO_DETAIL_LEN, status codes */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define MCIO_DETAIL_LEN 256
 
 /* One normalized extent: file range and where its bytes are in memory (relative to a base). */
 typedef struct mcio_extent {
