@@ -1,6 +1,6 @@
 /*
  * mcio-placement-cost: the modelled cost of each aggregator placement policy on a large virtual
- * torus, from the pure planner alone (links mcio_plan, no MPI). On one host the network is
+ * torus, from the pure planner alone (links mcio_core, no MPI). On one host the network is
  * virtual, so this is what the model says, not a measurement.
  *
  * Setup after TAPIOCA's evaluation (Tessier, Vishwanath, Jeannot 2017, section 5.2;

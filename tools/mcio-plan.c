@@ -1,6 +1,6 @@
 /*
  * mcio-plan: what mcio would do on a job, without running it. Runs only the pure planner
- * (the mcio_plan library, no MPI) on a described layout: an access pattern and its size as in
+ * (the mcio_core library, no MPI) on a described layout: an access pattern and its size as in
  * mcio-bench, the ranks and ranks per node, the memory of each node, and hints; prints the
  * aggregation groups, the partition tree, the file domains with their bytes and aggregators,
  * and the memory each node would spend, or all of it as JSON.

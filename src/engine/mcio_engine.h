@@ -84,8 +84,6 @@ struct mcio_plan_s {
  */
 void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p);
 
-void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *times_ns);
-
 /* Record status and detail as this thread's last error; returns status. */
 int mcio_error_set(int status, const char *detail);
 

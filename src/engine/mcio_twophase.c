@@ -4,7 +4,7 @@
  *
  *   1. metadata: every rank normalizes its extents and allgathers a summary (first byte, end,
  *      bytes, status); the allgather also agrees on bad arguments before anything moves.
- *   2. planning: a pure planner (src/plan/) turns the summaries into file domains, aggregators
+ *   2. planning: a pure planner (src/core/plan/) turns the summaries into file domains, aggregators
  *      and rounds, identically on every rank.
  *   3. list exchange: each rank sends its offset-length pieces only to the aggregators whose
  *      domain its summary overlaps (no all-to-all), and each aggregator builds its schedule.

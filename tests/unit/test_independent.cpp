@@ -1,5 +1,5 @@
 /*
- * The independent plan (src/plan/independent.c) and the choice between it and a strategy
+ * The independent plan (src/core/plan/independent.c) and the choice between it and a strategy
  * (mcio_plan_make): exact domains for small layouts, and the interleaving test on its edges.
  */
 #include "plan_test_util.h"

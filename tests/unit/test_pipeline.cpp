@@ -1,5 +1,5 @@
 /*
- * Sub-buffers of the pipelined executors (src/plan/pipeline.c, mcio_fdplan_subdivide): exact
+ * Sub-buffers of the pipelined executors (src/core/plan/pipeline.c, mcio_fdplan_subdivide): exact
  * sub-buffer sizes, rounds and sub-buffers in flight for hand-computed cases, and, through the
  * romio planner and the schedule, that sub-buffers fall on stripe multiples and that no piece
  * crosses one. The hint keys of the pipeline are in test_hints.cpp.
