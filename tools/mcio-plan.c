@@ -20,16 +20,13 @@
 #include "mcio_hints.h"
 #include "mcio_memory.h"
 #include "mcio_plan.h"
-#include "mcio_splitmix64.h"
-
-#define HACC_PARTICLE 38 /* as mcio-bench: 7 float32, int64 id, uint16 mask */
-#define COLL_PERF_ELEM 4
+#include "patterns.h"
 
 static const char usage[] =
     "usage: mcio-plan [options]\n"
     "Plans one collective call as mcio would (the pure planner only) and prints the plan.\n"
-    "  --pattern P        contiguous, ior, coll_perf, hacc-aos, hacc-soa, random (default ior);\n"
-    "                     the layouts of mcio-bench\n"
+    "  --pattern P        contiguous, ior, coll_perf, hacc-aos, hacc-soa, random, tapioca,\n"
+    "                     mpi-io-test, gcrm, flash-io (default ior): mcio-bench's layouts\n"
     "  --size N           bytes per rank (k, m, g suffixes; default 16m)\n"
     "  --transfer N       ior transfer size (default 256k, or --size if smaller)\n"
     "  --random-max N     random: the most bytes a rank gets (default 2m)\n"
@@ -122,101 +119,20 @@ static int parse(int argc, char **argv, opts *o)
     return 0;
 }
 
-/* ---- The patterns' summaries, in closed form ---- */
+/* ---- The patterns' summaries (tools/patterns.c) ---- */
 
-/* A balanced 3-D grid as MPI_Dims_create makes it (prime factors, largest first, each to the
- * smallest dimension; then non-increasing). */
-static void dims3(int n, int d[3])
-{
-    int f[64], nf = 0;
-    for (int p = 2, m = n; m > 1 && nf < 64; p++) {
-        if ((int64_t)p * p > m)
-            p = m;
-        while (m % p == 0 && nf < 64)
-            f[nf++] = p, m /= p;
-    }
-    d[0] = d[1] = d[2] = 1;
-    for (int i = nf - 1; i >= 0; i--) {
-        int k = d[0] <= d[1] && d[0] <= d[2] ? 0 : d[1] <= d[2] ? 1 : 2;
-        d[k] *= f[i];
-    }
-    for (int i = 0; i < 2; i++) /* sort non-increasing */
-        for (int j = 0; j < 2 - i; j++)
-            if (d[j] < d[j + 1]) {
-                int t = d[j];
-                d[j] = d[j + 1];
-                d[j + 1] = t;
-            }
-}
-
+/* Every rank's summary: 0, -1 out of memory, -2 unknown pattern, -3 --size too small for it. */
 static int summaries(const opts *o, mcio_summary *s)
 {
-    int n = o->ranks;
-    const char *p = o->pattern;
-    if (!strcmp(p, "contiguous")) {
-        for (int r = 0; r < n; r++)
-            s[r] = (mcio_summary){r * o->size, (r + 1) * o->size, o->size};
-    } else if (!strcmp(p, "ior")) {
-        int64_t t = o->transfer, seg = t > 0 ? o->size / t : 0;
-        for (int r = 0; r < n; r++)
-            s[r] = seg ? (mcio_summary){r * t, ((seg - 1) * n + r) * t + t, seg * t}
-                       : (mcio_summary){0, 0, 0};
-    } else if (!strcmp(p, "coll_perf")) {
-        int d[3];
-        dims3(n, d);
-        int64_t e = o->size / COLL_PERF_ELEM, m = (int64_t)cbrt((double)e);
-        while ((m + 1) * (m + 1) * (m + 1) <= e)
-            m++;
-        while (m > 1 && m * m * m > e)
-            m--;
-        int64_t m2 = m > 0 ? e / (m * m) : 0, g1 = d[1] * m, g2 = d[2] * m2;
-        for (int r = 0; r < n; r++) {
-            int64_t c0 = r / (d[1] * d[2]), c1 = r / d[2] % d[1], c2 = r % d[2];
-            int64_t first = ((c0 * m) * g1 + c1 * m) * g2 + c2 * m2;
-            int64_t last = ((c0 * m + m - 1) * g1 + c1 * m + m - 1) * g2 + c2 * m2 + m2;
-            s[r] = m2 > 0 ? (mcio_summary){COLL_PERF_ELEM * first, COLL_PERF_ELEM * last,
-                                           COLL_PERF_ELEM * m * m * m2}
-                          : (mcio_summary){0, 0, 0};
-        }
-    } else if (!strcmp(p, "hacc-aos")) {
-        int64_t b = o->size / HACC_PARTICLE * HACC_PARTICLE;
-        for (int r = 0; r < n; r++)
-            s[r] = b ? (mcio_summary){r * b, (r + 1) * b, b} : (mcio_summary){0, 0, 0};
-    } else if (!strcmp(p, "hacc-soa")) {
-        int64_t np = o->size / HACC_PARTICLE, last_base = (int64_t)n * np * (HACC_PARTICLE - 2);
-        for (int r = 0; r < n; r++)
-            s[r] = np ? (mcio_summary){r * np * 4, last_base + (r + 1) * np * 2, np * HACC_PARTICLE}
-                      : (mcio_summary){0, 0, 0};
-    } else if (!strcmp(p, "random")) {
-        /* The walk of mcio-bench's random pattern, once for all ranks. */
-        uint64_t st = (uint64_t)o->seed;
-        int64_t *left = malloc((size_t)n * sizeof(int64_t)), remaining = 0, pos = 0;
-        if (!left)
-            return -1;
-        for (int r = 0; r < n; r++) {
-            remaining += left[r] = (int64_t)(splitmix64(&st) % (uint64_t)(o->random_max + 1));
-            s[r] = (mcio_summary){0, 0, 0};
-        }
-        while (remaining > 0) {
-            uint64_t x = splitmix64(&st), y = splitmix64(&st);
-            if (x % 4 == 0)
-                pos += (int64_t)((x >> 2) % 4096);
-            int r = (int)((x >> 16) % (uint64_t)n);
-            while (left[r] == 0)
-                r = (r + 1) % n;
-            int64_t len = 1 + (int64_t)((y >> 5) % (1ull << (y % 17)));
-            len = len < left[r] ? len : left[r];
-            if (s[r].bytes == 0)
-                s[r].start = pos;
-            s[r].end = pos + len;
-            s[r].bytes += len;
-            left[r] -= len, remaining -= len, pos += len;
-        }
-        free(left);
-    } else {
+    const pattern *p = patterns_find(o->pattern);
+    if (!p)
         return -2;
-    }
-    return 0;
+    if (!p->summaries && o->size < p->min_size)
+        return -3; /* the closed forms take any size; the extents need the pattern's least */
+    pattern_args a = {.size = o->size, .transfer = o->transfer, .random_max = o->random_max,
+                      .seed = (uint64_t)o->seed};
+    patterns_grid(o->ranks, a.dims);
+    return patterns_summaries(p, &a, o->ranks, s);
 }
 
 /* ---- Output ---- */
@@ -281,8 +197,9 @@ int main(int argc, char **argv)
     }
     rc = summaries(&o, sum);
     if (rc) {
-        fprintf(stderr, rc == -2 ? "mcio-plan: unknown pattern '%s' (see --help)\n"
-                                 : "mcio-plan: out of memory (%s)\n",
+        fprintf(stderr, rc == -2   ? "mcio-plan: unknown pattern '%s' (see --help)\n"
+                        : rc == -3 ? "mcio-plan: --size is too small for the %s pattern\n"
+                                   : "mcio-plan: out of memory (%s)\n",
                 o.pattern);
         st = 2;
         goto done;
