@@ -215,26 +215,20 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
     return st;
 }
 
-/* The planning parameters: the hints', with the file system's block size as the alignment
- * unit of a pipeline when no stripe size is given (TAPIOCA: buffers in whole blocks). */
+/* The planning parameters: the hints', aligned as a pipeline needs (mcio_pipeline_unit). */
 static mcio_plan_params plan_params(mcio_file fh, int write)
 {
     mcio_plan_params pp = mcio_hints_plan_params(&fh->hints, write);
-    if (fh->hints.pipeline_depth > 1 && pp.stripe == 0)
-        pp.stripe = fh->fs_block;
+    pp.stripe = mcio_pipeline_unit(fh->hints.pipeline_depth, pp.stripe, fh->fs_block);
     return pp;
 }
 
-/*
- * Cut the collective buffers into sub-buffers (mcio_pipeline_depth > 1). The sub-buffer is
- * mcio_subbuffer_size, or by default the stripe size (Sehrish et al.) or, without one, the
- * smallest multiple of the file system's block size of at least 1 MiB (TAPIOCA).
- */
+/* Cut the collective buffers into sub-buffers (mcio_pipeline_depth > 1) of the size
+ * mcio_pipeline_subbuffer gives. */
 static int subdivide(mcio_file fh, struct mcio_plan_s *p)
 {
-    int64_t unit = plan_params(fh, 1).stripe, sub = fh->hints.subbuffer_size;
-    if (sub == 0)
-        sub = fh->hints.striping_unit > 0 ? unit : ((1 << 20) + unit - 1) / unit * unit;
+    int64_t unit = plan_params(fh, 1).stripe;
+    int64_t sub = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, fh->hints.striping_unit, unit);
     p->slots = malloc(((size_t)p->fd.ndomains + 1) * sizeof(int));
     if (!p->slots)
         return MCIO_ERR_NOMEM;
@@ -286,24 +280,6 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
                : MCIO_SUCCESS;
 }
 
-/* romio_cb_write/read disable: no file domains; fd lists each rank with data as the aggregator
- * of its own span (for the statistics), with no rounds and no buffer. */
-static int plan_own(int nprocs, const mcio_summary *sum, mcio_fdplan *fd)
-{
-    int n = 0;
-    for (int r = 0; r < nprocs; r++)
-        n += sum[r].bytes > 0;
-    if (mcio_fdplan_alloc(fd, n) != MCIO_SUCCESS)
-        return MCIO_ERR_NOMEM;
-    for (int r = 0, d = 0; r < nprocs; r++)
-        if (sum[r].bytes > 0) {
-            fd->agg_rank[d] = r;
-            fd->fd_start[d] = sum[r].start;
-            fd->fd_end[d++] = sum[r].end;
-        }
-    return MCIO_SUCCESS;
-}
-
 /* Phase 2, pure: the summaries into a plan (or, with romio_cb_* disable, the own-access
  * plan), the same on every rank. */
 static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
@@ -322,7 +298,7 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
                           .net = &fh->machine.net,
                           .node_mem = fh->node_budget};
     p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
-    int st = p->own_access ? plan_own(fh->nprocs, sum, &p->fd)
+    int st = p->own_access ? mcio_plan_own(fh->nprocs, sum, &p->fd)
                            : mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
                                             plan_params(fh, write), &p->fd);
     for (int r = 0; r < fh->nprocs; r++)
