@@ -29,39 +29,53 @@ static int apply_info(MPI_Info info, mcio_hints *h, const char *where, char deta
     return MCIO_SUCCESS;
 }
 
-/* Apply the hints in the file named by MCIO_HINTS, then those in info (which win). Local. */
+/* Apply the hints of the hints file named by environment variable var ("key value" lines),
+ * when it is set and not empty. A file that cannot be opened is an error, except ROMIO's, which
+ * ROMIO ignores then too. Local. */
+static int read_hints_file(const char *var, mcio_hints *h, char detail[MCIO_DETAIL_LEN])
+{
+    const char *path = getenv(var);
+    if (!path || !*path)
+        return MCIO_SUCCESS;
+    FILE *f = fopen(path, "r");
+    if (!f && strcmp(var, "ROMIO_HINTS") == 0)
+        return MCIO_SUCCESS;
+    if (!f) {
+        snprintf(detail, MCIO_DETAIL_LEN, "%s=%s: %s", var, path, strerror(errno));
+        return MCIO_ERR_HINT;
+    }
+    char *line = NULL, where[MCIO_DETAIL_LEN / 2];
+    size_t cap = 0;
+    int lineno = 0, st = MCIO_SUCCESS;
+    /* getline: a line of any length (a long comment) is one line, not several. */
+    while (st == MCIO_SUCCESS && getline(&line, &cap, f) >= 0) {
+        char *key, *value;
+        lineno++;
+        snprintf(where, sizeof where, "%.100s:%d", path, lineno);
+        int kind = mcio_hints_parse_line(line, &key, &value);
+        if (kind < 0) {
+            snprintf(detail, MCIO_DETAIL_LEN, "%s: expected 'key value', got '%.80s'", where, line);
+            st = MCIO_ERR_HINT;
+        } else if (kind > 0) {
+            st = mcio_hints_set(h, key, value, where, detail);
+        }
+    }
+    free(line);
+    fclose(f);
+    return st;
+}
+
+/* Apply the hints of ROMIO's hints file (ROMIO_HINTS, which ROMIO itself reads: the keys mcio
+ * shares with ROMIO must take the values ROMIO applied), then MCIO_HINTS (mcio's own, more
+ * specific), then those in info (which win over both, as in ROMIO). Local. */
 static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN])
 {
     *h = mcio_hints_default();
-    const char *path = getenv("MCIO_HINTS");
-    if (path && *path) {
-        FILE *f = fopen(path, "r");
-        if (!f) {
-            snprintf(detail, MCIO_DETAIL_LEN, "MCIO_HINTS=%s: %s", path, strerror(errno));
-            return MCIO_ERR_HINT;
-        }
-        char *line = NULL, where[MCIO_DETAIL_LEN / 2];
-        size_t cap = 0;
-        int lineno = 0, st = MCIO_SUCCESS;
-        /* getline: a line of any length (a long comment) is one line, not several. */
-        while (st == MCIO_SUCCESS && getline(&line, &cap, f) >= 0) {
-            char *key, *value;
-            lineno++;
-            snprintf(where, sizeof where, "%.100s:%d", path, lineno);
-            int kind = mcio_hints_parse_line(line, &key, &value);
-            if (kind < 0) {
-                snprintf(detail, MCIO_DETAIL_LEN, "%s: expected 'key value', got '%.80s'", where,
-                         line);
-                st = MCIO_ERR_HINT;
-            } else if (kind > 0) {
-                st = mcio_hints_set(h, key, value, where, detail);
-            }
-        }
-        free(line);
-        fclose(f);
-        if (st != MCIO_SUCCESS)
-            return st;
-    }
+    int st = read_hints_file("ROMIO_HINTS", h, detail);
+    if (st == MCIO_SUCCESS)
+        st = read_hints_file("MCIO_HINTS", h, detail);
+    if (st != MCIO_SUCCESS)
+        return st;
     return apply_info(info, h, "MPI_Info", detail);
 }
 
