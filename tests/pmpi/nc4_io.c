@@ -20,11 +20,7 @@ static int rank, nprocs, failures;
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    if (argc < 4)
-        MPI_Abort(MPI_COMM_WORLD, 2);
+    pmpi_test_start(&argc, &argv, &rank, &nprocs);
     enum { T = 3, Y = 24, X = 200, S = 1000 };
     int ncid, dims[3], var, svar, sdim;
     int *w = malloc(sizeof(int) * T * Y * X), *r = malloc(sizeof(int) * T * Y * X);
