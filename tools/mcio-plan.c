@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mcio_fsinfo.h"
 #include "mcio_hints.h"
 #include "mcio_memory.h"
 #include "mcio_plan.h"
@@ -41,6 +42,9 @@ static const char usage[] =
     "  --strategy S       memory or romio (default memory; same as --hint mcio_strategy=S)\n"
     "  --hint KEY=VAL     a hint, repeatable (mcio_nah, mcio_msgind, mcio_msggroup, mcio_memmin,\n"
     "                     mcio_node_memory, cb_buffer_size, cb_nodes, striping_unit, ...)\n"
+    "  --fs-path PATH     plan for the file system that holds PATH, as mcio_file_open does: its\n"
+    "                     kind and stripe size (GlusterFS: the shard size) are printed, and\n"
+    "                     domains align on the stripe unless striping_unit is given\n"
     "  --max-print N      rows printed per table (default 40; --json prints everything)\n"
     "  --json             print JSON instead of tables\n"
     "  --help             this text\n";
@@ -51,6 +55,7 @@ typedef struct opts {
     int ranks, per_node, max_print, json;
     const char *node_memory;
     mcio_hints hints;
+    mcio_fsinfo fs; /* --fs-path; type MCIO_FS_UNKNOWN and stripe 0 without it */
 } opts;
 
 static int bad(const char *fmt, const char *a, const char *b)
@@ -83,6 +88,8 @@ static int parse(int argc, char **argv, opts *o)
         i++;
         if (!strcmp(a, "--pattern")) {
             o->pattern = v;
+        } else if (!strcmp(a, "--fs-path")) {
+            mcio_fs_probe(v, &o->fs);
         } else if (!strcmp(a, "--node-memory")) {
             if (mcio_memory_virtual(v, 0, NULL, detail) != MCIO_SUCCESS)
                 return bad("--node-memory '%s': not a list of byte counts or normal:MEAN:SD[:SEED]%s",
@@ -301,6 +308,8 @@ int main(int argc, char **argv)
     /* What a write would do: when the accesses do not interleave and romio_cb_write is not
      * enable, the engine gives each rank its own domain (the independent plan), as here. */
     mcio_plan_params params = mcio_hints_plan_params(&o.hints, 1);
+    if (params.stripe == 0 && o.fs.stripe > 0 && o.fs.stripe <= INT32_MAX)
+        params.stripe = o.fs.stripe; /* as the engine does (mcio_twophase.c) */
     const mcio_planner *pl = mcio_planner_find(o.hints.strategy);
     int independent = mcio_plan_is_independent(pl, n, sum, params);
     int memory = !independent && !strcmp(o.hints.strategy, "memory");
@@ -333,11 +342,13 @@ int main(int argc, char **argv)
                "\"nodes\":%d,\"bytes\":%" PRId64 ",\"plan_seconds\":%.6f,\"plan_cpu_seconds\":%.6f,"
                "\"nah\":%d,\"msgind\":%" PRId64
                ",\"msggroup\":%" PRId64 ",\"memmin\":%" PRId64 ",\"domains\":%d,\"max_rounds\":%d,"
-               "\"max_buffer\":%" PRId64 ",\"fallbacks\":%d",
+               "\"max_buffer\":%" PRId64 ",\"fallbacks\":%d,\"fs_type\":\"%s\",\"fs_name\":\"%s\","
+               "\"stripe\":%" PRId64,
                o.hints.strategy, independent ? "true" : "false", o.pattern, n, o.per_node, nn,
                total, secs, cpu, params.nah,
                params.msgind, params.msggroup, params.memmin, plan.ndomains, plan.max_rounds,
-               plan.max_buffer, plan.fallbacks);
+               plan.max_buffer, plan.fallbacks, mcio_fs_type_name(o.fs.type), o.fs.name,
+               params.stripe);
         if (memory) {
             printf(",\"initial_leaves\":%d,\"remerges\":%d,\"groups_balanced\":%d,\"groups\":[",
                    d.initial_leaves, d.remerges, d.balanced);
@@ -370,6 +381,10 @@ int main(int argc, char **argv)
     human((double)total, b1, sizeof b1);
     printf("mcio-plan: strategy %s, pattern %s, %d ranks, %d per node (%d nodes), %s requested\n",
            o.hints.strategy, o.pattern, n, o.per_node, nn, b1);
+    if (o.fs.name[0])
+        printf("file system: %s (%s)%s, stripe %" PRId64 " bytes%s\n", mcio_fs_type_name(o.fs.type),
+               o.fs.name, o.fs.remote ? ", remote" : "", o.fs.stripe,
+               params.stripe == o.fs.stripe && o.fs.stripe > 0 ? ": file domains align on it" : "");
     if (independent)
         printf("the ranks' accesses do not interleave: each rank is the aggregator of its own "
                "region (romio_cb_write=automatic; --hint romio_cb_write=enable shows the strategy)\n");

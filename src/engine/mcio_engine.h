@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "mcio.h"
+#include "mcio_fsinfo.h"
 #include "mcio_hints.h"
 #include "mcio_io.h"
 #include "mcio_machine.h"
@@ -49,6 +50,8 @@ struct mcio_file_s {
     int64_t *node_budget;
     int64_t *stats_budget, *stats_peak; /* [nnodes] of the last call, -1 for no limit */
     int64_t fs_block; /* the file system's block size (statvfs at open; 4096 when unknown) */
+    mcio_fsinfo fs;   /* the file system and its stripe size (rank 0 probes at open) */
+    int write_sync;   /* each collective write ends with a sync (mcio_write_sync, fs) */
 };
 
 /* A plan: the metadata exchange and planning of one access pattern, done once. */

@@ -220,6 +220,8 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
 static mcio_plan_params plan_params(mcio_file fh, int write)
 {
     mcio_plan_params pp = mcio_hints_plan_params(&fh->hints, write);
+    if (pp.stripe == 0 && fh->fs.stripe > 0 && fh->fs.stripe <= INT32_MAX)
+        pp.stripe = fh->fs.stripe; /* GlusterFS's shards: the striping_unit hint wins */
     if (fh->hints.pipeline_depth > 1 && pp.stripe == 0)
         pp.stripe = fh->fs_block;
     return pp;
@@ -234,7 +236,9 @@ static int subdivide(mcio_file fh, struct mcio_plan_s *p)
 {
     int64_t unit = plan_params(fh, 1).stripe, sub = fh->hints.subbuffer_size;
     if (sub == 0)
-        sub = fh->hints.striping_unit > 0 ? unit : ((1 << 20) + unit - 1) / unit * unit;
+        sub = fh->hints.striping_unit > 0 || fh->fs.stripe > 0
+                  ? unit
+                  : ((1 << 20) + unit - 1) / unit * unit;
     p->slots = malloc(((size_t)p->fd.ndomains + 1) * sizeof(int));
     if (!p->slots)
         return MCIO_ERR_NOMEM;
@@ -442,6 +446,19 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
     mcio_exec_times t = {0};
     int io_st = (p->own_access ? &mcio_exec_own : mcio_executor_of(fh))->run(p, write, base, &t,
                                                                                detail);
+    if (write && fh->write_sync) {
+        /* Every rank, whatever its own access did (the mpiio backend's sync is collective): a
+         * write the client acknowledged and a server then refused fails this call, not a later
+         * one (GlusterFS's write-behind; mcio_write_sync). */
+        int64_t ts = ns_since(t0);
+        int err = fh->io->sync(fh->io_state);
+        t.io += ns_since(t0) - ts;
+        if (err && io_st == MCIO_SUCCESS) {
+            io_st = mcio_io_status_of_errno(-err);
+            snprintf(detail, MCIO_DETAIL_LEN, "write to %s: the file system refused data it had "
+                     "acknowledged (sync: %s)", fh->path, strerror(-err));
+        }
+    }
     /* 5. Agreement, with the slowest rank's times. */
     int64_t times[8] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t.exchange,
                         t.io, ns_since(t0), t.wait, t.overlap, t.io_inline};
