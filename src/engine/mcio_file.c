@@ -109,8 +109,6 @@ static void probe_fs(mcio_file f, const char *path)
     if (f->rank == 0)
         mcio_fs_probe(path, &f->fs);
     PMPI_Bcast(&f->fs, (int)sizeof f->fs, MPI_BYTE, 0, f->comm);
-    f->write_sync = f->hints.write_sync == MCIO_WRITE_SYNC_TRUE ||
-                    (f->hints.write_sync == MCIO_WRITE_SYNC_AUTO && f->fs.defers_errors);
 }
 
 static void file_free(mcio_file f)

@@ -93,7 +93,7 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
             s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
             s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
             fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
-            write && fh->write_sync);
+            write && mcio_file_write_sync(fh));
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
     fprintf(f, "],\"aggregator_nodes\":[");

@@ -16,6 +16,7 @@
  * Glossary (mcio_plan.h): file domain, aggregator, collective buffer, round, piece, run.
  */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -446,7 +447,7 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
     mcio_exec_times t = {0};
     int io_st = (p->own_access ? &mcio_exec_own : mcio_executor_of(fh))->run(p, write, base, &t,
                                                                                detail);
-    if (write && fh->write_sync) {
+    if (write && mcio_file_write_sync(fh)) {
         /* Every rank, whatever its own access did (the mpiio backend's sync is collective): a
          * write the client acknowledged and a server then refused fails this call, not a later
          * one (GlusterFS's write-behind; mcio_write_sync). */
@@ -454,9 +455,12 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
         int err = fh->io->sync(fh->io_state);
         t.io += ns_since(t0) - ts;
         if (err && io_st == MCIO_SUCCESS) {
-            io_st = mcio_io_status_of_errno(-err);
+            /* An MPI library's sync says EIO for every cause: a full file system says why. */
+            int full = err == -EIO && mcio_io_fs_full(fh->path, 1);
+            io_st = full ? MCIO_ERR_NOSPACE : mcio_io_status_of_errno(-err);
             snprintf(detail, MCIO_DETAIL_LEN, "write to %s: the file system refused data it had "
-                     "acknowledged (sync: %s)", fh->path, strerror(-err));
+                     "acknowledged (sync: %s%s)", fh->path, strerror(-err),
+                     full ? "; no space left on the file system" : "");
         }
     }
     /* 5. Agreement, with the slowest rank's times. */

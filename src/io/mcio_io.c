@@ -58,6 +58,12 @@ int mcio_io_status_of_errno(int err)
     }
 }
 
+int mcio_io_fs_full(const char *path, int64_t need)
+{
+    struct statvfs sv;
+    return statvfs(path, &sv) == 0 && (int64_t)sv.f_bavail * (int64_t)sv.f_frsize < need;
+}
+
 int mcio_io_write_full(const mcio_io_backend *b, void *state, const void *buf, int64_t len,
                        int64_t off, const char *path, char detail[MCIO_DETAIL_LEN])
 {
@@ -76,9 +82,7 @@ int mcio_io_write_full(const mcio_io_backend *b, void *state, const void *buf, i
         if (n == 0) {
             /* No errno: an MPI library may report a failed write as 0 bytes written (OMPIO on
              * a full GlusterFS volume). A file system without room for the rest says why. */
-            struct statvfs sv;
-            int full = statvfs(path, &sv) == 0 &&
-                       (int64_t)sv.f_bavail * (int64_t)sv.f_frsize < len - done;
+            int full = mcio_io_fs_full(path, len - done);
             snprintf(detail, MCIO_DETAIL_LEN,
                      "write of %" PRId64 " bytes at offset %" PRId64 " to %s: short write (0 "
                      "bytes written)%s", len - done, off + done, path,

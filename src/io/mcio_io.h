@@ -73,6 +73,11 @@ int mcio_io_write_full(const mcio_io_backend *b, void *state, const void *buf, i
 int mcio_io_read_full(const mcio_io_backend *b, void *state, void *buf, int64_t len, int64_t off,
                       const char *path, char detail[MCIO_DETAIL_LEN]);
 
+/* Has the file system of path less than need bytes free for an unprivileged writer? For the
+ * failures that come without an errno (a 0-byte write, an MPI library's generic I/O error
+ * from a sync), to tell a full file system from other causes. Local. */
+int mcio_io_fs_full(const char *path, int64_t need);
+
 /* The mcio status for an errno value of a failed file operation. */
 int mcio_io_status_of_errno(int err);
 

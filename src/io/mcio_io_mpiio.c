@@ -105,7 +105,8 @@ static int64_t mpiio_size(void *state)
 
 static int mpiio_sync(void *state)
 {
-    return PMPI_File_sync(((mpiio_state *)state)->fh) == MPI_SUCCESS ? 0 : -EIO;
+    int rc = PMPI_File_sync(((mpiio_state *)state)->fh);
+    return rc == MPI_SUCCESS ? 0 : -errno_of_mpi(rc);
 }
 
 const mcio_io_backend mcio_io_mpiio = {
