@@ -8,6 +8,27 @@
 
 #include "mcio_engine.h"
 
+/* Apply the pairs of info over h; `where` names the source in messages. Local. */
+static int apply_info(MPI_Info info, mcio_hints *h, const char *where, char detail[MCIO_DETAIL_LEN])
+{
+    if (info == MPI_INFO_NULL)
+        return MCIO_SUCCESS;
+    int nkeys = 0;
+    PMPI_Info_get_nkeys(info, &nkeys);
+    for (int i = 0; i < nkeys; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        PMPI_Info_get_nthkey(info, i, key);
+        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+        if (!flag)
+            continue;
+        int st = mcio_hints_set(h, key, value, where, detail);
+        if (st != MCIO_SUCCESS)
+            return st;
+    }
+    return MCIO_SUCCESS;
+}
+
 /* Apply the hints of the hints file named by environment variable var ("key value" lines),
  * when it is set and not empty. A file that cannot be opened is an error, except ROMIO's, which
  * ROMIO ignores then too. Local. */
@@ -55,22 +76,17 @@ static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN]
         st = read_hints_file("MCIO_HINTS", h, detail);
     if (st != MCIO_SUCCESS)
         return st;
-    if (info == MPI_INFO_NULL)
-        return MCIO_SUCCESS;
-    int nkeys = 0;
-    PMPI_Info_get_nkeys(info, &nkeys);
-    for (int i = 0; i < nkeys; i++) {
-        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-        int flag = 0;
-        PMPI_Info_get_nthkey(info, i, key);
-        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
-        if (!flag)
-            continue;
-        int st = mcio_hints_set(h, key, value, "MPI_Info", detail);
-        if (st != MCIO_SUCCESS)
-            return st;
+    return apply_info(info, h, "MPI_Info", detail);
+}
+
+/* Each node's budget for collective buffers: what it has, capped by mcio_node_memory. */
+static void set_node_budgets(mcio_file f)
+{
+    for (int j = 0; j < f->machine.nnodes; j++) {
+        int64_t mem = f->machine.node_mem[j], cap = f->hints.node_memory;
+        mem = mem < 0 ? INT64_MAX : mem;
+        f->node_budget[j] = cap > 0 && cap < mem ? cap : mem;
     }
-    return MCIO_SUCCESS;
 }
 
 /* Collective: the file system's block size, the alignment unit of sub-buffers when no stripe
@@ -83,6 +99,16 @@ static int64_t fs_block_size(MPI_Comm comm, int rank, const char *path)
         b = (int64_t)sv.f_bsize;
     PMPI_Bcast(&b, 1, MPI_INT64_T, 0, comm);
     return b;
+}
+
+/* Collective: what the file system is and how it stripes files (rank 0 probes, after the open,
+ * so that the file exists), and what follows from it: the stripe that file domains align on when
+ * the striping_unit hint does not say, and whether writes end with a sync. */
+static void probe_fs(mcio_file f, const char *path)
+{
+    if (f->rank == 0)
+        mcio_fs_probe(path, &f->fs);
+    PMPI_Bcast(&f->fs, (int)sizeof f->fs, MPI_BYTE, 0, f->comm);
 }
 
 static void file_free(mcio_file f)
@@ -120,7 +146,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     int nprocs;
     PMPI_Comm_size(dup, &nprocs);
     if (f)
-        f->summaries = malloc((size_t)nprocs * 4 * sizeof(int64_t));
+        f->summaries = malloc((size_t)nprocs * sizeof *f->summaries);
     if (!f || !f->summaries) {
         /* Still agree with the others over the duplicate, so that nobody hangs. */
         snprintf(detail, sizeof detail, "out of memory");
@@ -174,11 +200,8 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     f->stats_peak = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
     if (st == MCIO_SUCCESS && (!f->node_budget || !f->stats_budget || !f->stats_peak))
         st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
-    for (int j = 0; st == MCIO_SUCCESS && j < f->machine.nnodes; j++) {
-        int64_t mem = f->machine.node_mem[j], cap = f->hints.node_memory;
-        mem = mem < 0 ? INT64_MAX : mem;
-        f->node_budget[j] = cap > 0 && cap < mem ? cap : mem;
-    }
+    if (st == MCIO_SUCCESS)
+        set_node_budgets(f);
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
@@ -189,6 +212,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     if (f->io->configure)
         f->io->configure(f->io_state, &f->hints);
     f->fs_block = fs_block_size(f->comm, f->rank, path);
+    probe_fs(f, path);
     *fh = f;
     return mcio_error_set(MCIO_SUCCESS, NULL);
 fail:
@@ -248,4 +272,83 @@ int mcio_file_get_info(mcio_file fh, MPI_Info *info)
             PMPI_Info_set(*info, key, value);
     }
     return mcio_error_set(MCIO_SUCCESS, NULL);
+}
+
+/* The hints as "key=value\n" lines, in mcio_hints_get's order; the length, or -1 if cap is short. */
+static int hints_text(const mcio_hints *h, char *out, int cap)
+{
+    char key[64], value[MPI_MAX_INFO_VAL + 1];
+    int n = 0;
+    for (int i = 0; mcio_hints_get(h, i, key, sizeof key, value, sizeof value); i++) {
+        int k = snprintf(out + n, (size_t)(cap - n), "%s=%s\n", key, value);
+        if (k < 0 || k >= cap - n)
+            return -1;
+        n += k;
+    }
+    return n;
+}
+
+/* The first line of a that differs from b's, as "key: 'x' on rank 0, 'y' here". */
+static void first_difference(const char *a, const char *b, int rank, char detail[MCIO_DETAIL_LEN])
+{
+    while (*a && *b) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        if (!ea || !eb || ea - a != eb - b || memcmp(a, b, (size_t)(ea - a)) != 0) {
+            int kl = (int)strcspn(a, "=");
+            snprintf(detail, MCIO_DETAIL_LEN, "hint %.*s: '%.*s' on rank 0 but '%.*s' on rank %d", kl, a,
+                     ea ? (int)(ea - a) - kl - 1 : 0, a + kl + 1,
+                     eb ? (int)(eb - b) - (int)strcspn(b, "=") - 1 : 0, b + strcspn(b, "=") + 1, rank);
+            return;
+        }
+        a = ea + 1, b = eb + 1;
+    }
+    snprintf(detail, MCIO_DETAIL_LEN, "the hints of rank %d differ from rank 0's", rank);
+}
+
+int mcio_file_set_hints(mcio_file fh, MPI_Info info)
+{
+    enum { TEXT = 16384 };
+    char detail[MCIO_DETAIL_LEN] = "";
+    char *mine = NULL, *root = NULL;
+    if (!fh)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
+    mcio_hints h = fh->hints;
+    int st = apply_info(info, &h, "MPI_File_set_info", detail);
+    if (st == MCIO_SUCCESS && strcmp(h.io_backend, fh->hints.io_backend) != 0)
+        st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
+                                     "hint mcio_io_backend: '%s' after open, but the file was "
+                                     "opened with '%s' (chosen at open only)",
+                                     h.io_backend, fh->hints.io_backend);
+    if (st == MCIO_SUCCESS && strcmp(h.topology_file, fh->hints.topology_file) != 0)
+        st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
+                                     "hint mcio_topology_file: '%s' after open (chosen at open "
+                                     "only)", h.topology_file);
+    int len = -1;
+    if (st == MCIO_SUCCESS && (!(mine = malloc(TEXT)) || !(root = malloc(TEXT))))
+        st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
+    if (st == MCIO_SUCCESS && (len = hints_text(&h, mine, TEXT)) < 0)
+        st = MCIO_ERR_INTERNAL, snprintf(detail, sizeof detail, "the hints exceed %d bytes", TEXT);
+    st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS)
+        goto fail;
+    /* Every rank must end with rank 0's hints: a plan made from different hints on different
+     * ranks would not be one plan. */
+    int rlen = len;
+    PMPI_Bcast(&rlen, 1, MPI_INT, 0, fh->comm);
+    if (fh->rank == 0)
+        memcpy(root, mine, (size_t)len + 1);
+    PMPI_Bcast(root, rlen + 1, MPI_CHAR, 0, fh->comm);
+    if (strcmp(root, mine) != 0)
+        st = MCIO_ERR_HINT, first_difference(root, mine, fh->rank, detail);
+    st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS)
+        goto fail;
+    fh->hints = h;
+    set_node_budgets(fh);
+    if (fh->io->configure)
+        fh->io->configure(fh->io_state, &fh->hints);
+fail:
+    free(mine);
+    free(root);
+    return mcio_error_set(st, detail);
 }
