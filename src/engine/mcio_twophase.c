@@ -77,6 +77,7 @@ static void plan_clear(mcio_plan p)
     free(p->types);
     mcio_pipeline_free(p);
     free(p->slots);
+    free(p->mem_model);
 }
 
 void mcio_engine_plan_free(mcio_plan p)
@@ -332,6 +333,8 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
         goto fail;
     }
+    /* The memory each node has now (the application may have taken some since the open). */
+    mcio_file_probe_memory(fh, p->next);
     double t1 = PMPI_Wtime();
 
     /* 2. Planning: pure, the same on every rank. */
@@ -348,7 +351,8 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
                               .socket_of_rank = fh->machine.socket_of_rank,
                               .sockets_per_node = fh->machine.sockets_per_node,
                               .net = &fh->machine.net,
-                              .node_mem = fh->node_budget};
+                              .node_mem = fh->node_budget,
+                              .rank_extents = fh->machine.rank_extents};
         p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
         st = p->own_access ? plan_own(fh->nprocs, sum, &p->fd)
                            : mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
@@ -362,6 +366,8 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     int aggregate = !p->own_access;
     if (aggregate && st == MCIO_SUCCESS && fh->hints.pipeline_depth > 1)
         st = subdivide(fh, p);
+    if (st == MCIO_SUCCESS)
+        st = mcio_stats_model(fh, p);
     if (aggregate && st == MCIO_SUCCESS)
         st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
     if (aggregate && st == MCIO_SUCCESS)
