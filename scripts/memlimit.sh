@@ -109,12 +109,12 @@ trap 'exit 130' INT TERM
 if [ "$version" = 1 ]; then
   echo "$bytes" > "$cg/memory.limit_in_bytes" || die_skip "cannot set $cg/memory.limit_in_bytes"
   usage_file=memory.usage_in_bytes inactive=total_inactive_file active=total_active_file
-  dirty=total_dirty writeback=total_writeback
+  dirty=total_dirty writeback=total_writeback mapped=total_mapped_file
 else
   echo "$bytes" > "$cg/memory.max" || die_skip "cannot set $cg/memory.max"
   echo 0 > "$cg/memory.swap.max" 2>/dev/null
   usage_file=memory.current inactive=inactive_file active=active_file
-  dirty=file_dirty writeback=file_writeback
+  dirty=file_dirty writeback=file_writeback mapped=file_mapped
 fi
 
 # What the cgroup holds and cannot reclaim, its high-water mark, sampled.
@@ -129,7 +129,7 @@ echo 0 > "$held_file"
     while read -r k v; do
       case "$k" in
         "$inactive"|"$active") clean=$((clean + v)) ;;
-        "$dirty"|"$writeback") clean=$((clean - v)) ;;
+        "$dirty"|"$writeback"|"$mapped") clean=$((clean - v)) ;;
       esac
     done < "$cg/memory.stat"
     [ "$clean" -lt 0 ] && clean=0

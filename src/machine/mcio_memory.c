@@ -190,7 +190,9 @@ static void consider(mcio_memory_probe *out, int version, const char *root, cons
  * Walk the cgroup directory dir (below root) and its ancestors up to the mount point mnt,
  * keeping the tightest limit. cgpath is dir's path in the hierarchy, cut as the walk goes up.
  * What a cgroup holds and cannot reclaim is its usage less its clean page cache (file pages
- * that are neither dirty nor under writeback): the kernel drops those before it kills.
+ * that are neither dirty, under writeback nor mapped): the kernel drops those before it kills.
+ * Mapped file pages (the programs' and libraries' code) count as held: reclaimed, they are
+ * faulted straight back, and a job left with only those thrashes instead of dying.
  */
 static void walk_cgroup(mcio_memory_probe *out, int version, const char *root, const char *mnt,
                         char *dir, char *cgpath)
@@ -202,6 +204,7 @@ static void walk_cgroup(mcio_memory_probe *out, int version, const char *root, c
     const char *active = version == 1 ? "total_active_file" : "active_file";
     const char *dirty = version == 1 ? "total_dirty" : "file_dirty";
     const char *writeback = version == 1 ? "total_writeback" : "file_writeback";
+    const char *mapped = version == 1 ? "total_mapped_file" : "file_mapped";
     for (int leaf = 1;; leaf = 0) {
         char path[PATH_MAX], stat_text[8192];
         int64_t limit = read_bytes(root, dir, limit_file), usage = read_bytes(root, dir, usage_file);
@@ -211,7 +214,8 @@ static void walk_cgroup(mcio_memory_probe *out, int version, const char *root, c
             int64_t clean = 0;
             if (have_stat) {
                 clean = stat_field(stat_text, inactive) + stat_field(stat_text, active) -
-                        stat_field(stat_text, dirty) - stat_field(stat_text, writeback);
+                        stat_field(stat_text, dirty) - stat_field(stat_text, writeback) -
+                        stat_field(stat_text, mapped);
                 clean = clean < 0 ? 0 : clean > usage ? usage : clean;
             }
             if (limit >= 0 && limit < INT64_MAX)

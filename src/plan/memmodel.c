@@ -159,12 +159,27 @@ int mcio_plan_auto(const mcio_topology *topo, const mcio_summary *sum, mcio_plan
         st = MCIO_SUCCESS;
         goto done;
     }
-    mcio_fdplan_free(plan);
+    /* The memory plan has more domains and rounds, so more metadata than the romio plan the
+     * offer was cut from: replan with the excess taken off (a few passes; the metadata shrinks
+     * with the buffers' rounds only slowly). */
     mcio_topology t = *topo;
     t.node_mem = offer;
-    st = mcio_plan_memory(&t, sum, params, plan, NULL);
-    if (st != MCIO_SUCCESS)
-        goto fail;
+    for (int pass = 0; pass < 4; pass++) {
+        mcio_fdplan_free(plan);
+        st = mcio_plan_memory(&t, sum, params, plan, NULL);
+        if (st != MCIO_SUCCESS || (st = mcio_memmodel(topo, sum, plan, NULL, 0, model)) != 0)
+            goto fail;
+        int over = 0;
+        for (int j = 0; j < topo->nnodes; j++) {
+            int64_t excess = model[j].peak - mcio_memmodel_usable(topo->node_mem[j], params);
+            if (excess > 0 && offer[j] != INT64_MAX) {
+                offer[j] = offer[j] > 2 * excess ? offer[j] - 2 * excess : 0;
+                over = 1;
+            }
+        }
+        if (!over)
+            break;
+    }
     plan->memory_conscious = 1;
 done:
     free(model);

@@ -68,7 +68,8 @@ void v1(Root &r, const std::string &cg, const std::string &mount_root = "/")
 
 /* A v1 level: limit, usage, and memory.stat's file pages and hierarchical limit. */
 void v1_level(Root &r, const std::string &dir, const std::string &limit, int64_t usage,
-              int64_t inactive = 0, int64_t active = 0, int64_t dirty = 0, int64_t hier = 0)
+              int64_t inactive = 0, int64_t active = 0, int64_t dirty = 0, int64_t hier = 0,
+              int64_t mapped = 0)
 {
     std::string d = "/sys/fs/cgroup/memory" + dir;
     r.put(d + "/memory.limit_in_bytes", limit);
@@ -78,7 +79,7 @@ void v1_level(Root &r, const std::string &dir, const std::string &limit, int64_t
                                   "\ntotal_inactive_file " + std::to_string(inactive) +
                                   "\ntotal_active_file " + std::to_string(active) +
                                   "\ntotal_dirty " + std::to_string(dirty) +
-                                  "\ntotal_writeback 0\n");
+                                  "\ntotal_writeback 0\ntotal_mapped_file " + std::to_string(mapped) + "\n");
 }
 
 void v2(Root &r, const std::string &cg, const std::string &mount_root = "/")
@@ -121,6 +122,11 @@ TEST(CgroupMemory, V1LimitLessWhatCannotBeReclaimed)
      * reclaimable, 480 MiB held, 544 MiB left under 1 GiB. */
     v1_level(r, "/job", bytes(1024 * MiB), 600 * MiB, 100 * MiB, 50 * MiB, 30 * MiB);
     v1_level(r, "", V1_UNLIMITED, 5000 * MiB); /* the root: no limit */
+    EXPECT_EQ(r.probe().cgroup, 544 * MiB);
+    /* Mapped file pages (code) are held: 20 MiB of them leave 524 MiB. */
+    v1_level(r, "/job", bytes(1024 * MiB), 600 * MiB, 100 * MiB, 50 * MiB, 30 * MiB, 0, 20 * MiB);
+    EXPECT_EQ(r.probe().cgroup, 524 * MiB);
+    v1_level(r, "/job", bytes(1024 * MiB), 600 * MiB, 100 * MiB, 50 * MiB, 30 * MiB);
     mcio_memory_probe p = r.probe();
     EXPECT_EQ(p.cgroup, 544 * MiB);
     EXPECT_EQ(p.cg_used, 480 * MiB);
