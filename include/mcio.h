@@ -163,6 +163,18 @@ int mcio_file_get_stats(mcio_file fh, mcio_stats *stats);
  */
 int mcio_file_get_info(mcio_file fh, MPI_Info *info);
 
+/**
+ * Change the file's hints after open (what MPI_File_set_info and MPI_File_set_view's info do
+ * under the drop-in layer): info's pairs are applied over the hints in force, as at open, and
+ * the next call uses them; plans made before keep theirs. Collective: every rank must end with
+ * the same hints (a key missing or different on one rank is an error naming it), and every rank
+ * returns the same status. On error no hint changes. The hints chosen at open only (the I/O
+ * backend, the topology file) may be given again with the same value but not changed.
+ * @param info the new hints; MPI_INFO_NULL changes nothing (but still agrees)
+ * @return MCIO_SUCCESS, or MCIO_ERR_HINT naming the hint, the same on every rank
+ */
+int mcio_file_set_hints(mcio_file fh, MPI_Info info);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,39 +8,9 @@
 
 #include "mcio_engine.h"
 
-/* Apply the hints in the file named by MCIO_HINTS, then those in info (which win). Local. */
-static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN])
+/* Apply the pairs of info over h; `where` names the source in messages. Local. */
+static int apply_info(MPI_Info info, mcio_hints *h, const char *where, char detail[MCIO_DETAIL_LEN])
 {
-    *h = mcio_hints_default();
-    const char *path = getenv("MCIO_HINTS");
-    if (path && *path) {
-        FILE *f = fopen(path, "r");
-        if (!f) {
-            snprintf(detail, MCIO_DETAIL_LEN, "MCIO_HINTS=%s: %s", path, strerror(errno));
-            return MCIO_ERR_HINT;
-        }
-        char *line = NULL, where[MCIO_DETAIL_LEN / 2];
-        size_t cap = 0;
-        int lineno = 0, st = MCIO_SUCCESS;
-        /* getline: a line of any length (a long comment) is one line, not several. */
-        while (st == MCIO_SUCCESS && getline(&line, &cap, f) >= 0) {
-            char *key, *value;
-            lineno++;
-            snprintf(where, sizeof where, "%.100s:%d", path, lineno);
-            int kind = mcio_hints_parse_line(line, &key, &value);
-            if (kind < 0) {
-                snprintf(detail, MCIO_DETAIL_LEN, "%s: expected 'key value', got '%.80s'", where,
-                         line);
-                st = MCIO_ERR_HINT;
-            } else if (kind > 0) {
-                st = mcio_hints_set(h, key, value, where, detail);
-            }
-        }
-        free(line);
-        fclose(f);
-        if (st != MCIO_SUCCESS)
-            return st;
-    }
     if (info == MPI_INFO_NULL)
         return MCIO_SUCCESS;
     int nkeys = 0;
@@ -52,11 +22,61 @@ static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN]
         PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
         if (!flag)
             continue;
-        int st = mcio_hints_set(h, key, value, "MPI_Info", detail);
+        int st = mcio_hints_set(h, key, value, where, detail);
         if (st != MCIO_SUCCESS)
             return st;
     }
     return MCIO_SUCCESS;
+}
+
+/* Apply the hints of the hints file named by environment variable var ("key value" lines),
+ * when it is set and not empty. A file that cannot be opened is an error, except ROMIO's, which
+ * ROMIO ignores then too. Local. */
+static int read_hints_file(const char *var, mcio_hints *h, char detail[MCIO_DETAIL_LEN])
+{
+    const char *path = getenv(var);
+    if (!path || !*path)
+        return MCIO_SUCCESS;
+    FILE *f = fopen(path, "r");
+    if (!f && strcmp(var, "ROMIO_HINTS") == 0)
+        return MCIO_SUCCESS;
+    if (!f) {
+        snprintf(detail, MCIO_DETAIL_LEN, "%s=%s: %s", var, path, strerror(errno));
+        return MCIO_ERR_HINT;
+    }
+    char *line = NULL, where[MCIO_DETAIL_LEN / 2];
+    size_t cap = 0;
+    int lineno = 0, st = MCIO_SUCCESS;
+    /* getline: a line of any length (a long comment) is one line, not several. */
+    while (st == MCIO_SUCCESS && getline(&line, &cap, f) >= 0) {
+        char *key, *value;
+        lineno++;
+        snprintf(where, sizeof where, "%.100s:%d", path, lineno);
+        int kind = mcio_hints_parse_line(line, &key, &value);
+        if (kind < 0) {
+            snprintf(detail, MCIO_DETAIL_LEN, "%s: expected 'key value', got '%.80s'", where, line);
+            st = MCIO_ERR_HINT;
+        } else if (kind > 0) {
+            st = mcio_hints_set(h, key, value, where, detail);
+        }
+    }
+    free(line);
+    fclose(f);
+    return st;
+}
+
+/* Apply the hints of ROMIO's hints file (ROMIO_HINTS, which ROMIO itself reads: the keys mcio
+ * shares with ROMIO must take the values ROMIO applied), then MCIO_HINTS (mcio's own, more
+ * specific), then those in info (which win over both, as in ROMIO). Local. */
+static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN])
+{
+    *h = mcio_hints_default();
+    int st = read_hints_file("ROMIO_HINTS", h, detail);
+    if (st == MCIO_SUCCESS)
+        st = read_hints_file("MCIO_HINTS", h, detail);
+    if (st != MCIO_SUCCESS)
+        return st;
+    return apply_info(info, h, "MPI_Info", detail);
 }
 
 /* Collective: the file system's block size, the alignment unit of sub-buffers when no stripe
@@ -256,4 +276,83 @@ int mcio_file_get_info(mcio_file fh, MPI_Info *info)
             PMPI_Info_set(*info, key, value);
     }
     return mcio_error_set(MCIO_SUCCESS, NULL);
+}
+
+/* The hints as "key=value\n" lines, in mcio_hints_get's order; the length, or -1 if cap is short. */
+static int hints_text(const mcio_hints *h, char *out, int cap)
+{
+    char key[64], value[MPI_MAX_INFO_VAL + 1];
+    int n = 0;
+    for (int i = 0; mcio_hints_get(h, i, key, sizeof key, value, sizeof value); i++) {
+        int k = snprintf(out + n, (size_t)(cap - n), "%s=%s\n", key, value);
+        if (k < 0 || k >= cap - n)
+            return -1;
+        n += k;
+    }
+    return n;
+}
+
+/* The first line of a that differs from b's, as "key: 'x' on rank 0, 'y' here". */
+static void first_difference(const char *a, const char *b, int rank, char detail[MCIO_DETAIL_LEN])
+{
+    while (*a && *b) {
+        const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+        if (!ea || !eb || ea - a != eb - b || memcmp(a, b, (size_t)(ea - a)) != 0) {
+            int kl = (int)strcspn(a, "=");
+            snprintf(detail, MCIO_DETAIL_LEN, "hint %.*s: '%.*s' on rank 0 but '%.*s' on rank %d", kl, a,
+                     ea ? (int)(ea - a) - kl - 1 : 0, a + kl + 1,
+                     eb ? (int)(eb - b) - (int)strcspn(b, "=") - 1 : 0, b + strcspn(b, "=") + 1, rank);
+            return;
+        }
+        a = ea + 1, b = eb + 1;
+    }
+    snprintf(detail, MCIO_DETAIL_LEN, "the hints of rank %d differ from rank 0's", rank);
+}
+
+int mcio_file_set_hints(mcio_file fh, MPI_Info info)
+{
+    enum { TEXT = 16384 };
+    char detail[MCIO_DETAIL_LEN] = "";
+    char *mine = NULL, *root = NULL;
+    if (!fh)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
+    mcio_hints h = fh->hints;
+    int st = apply_info(info, &h, "MPI_File_set_info", detail);
+    if (st == MCIO_SUCCESS && strcmp(h.io_backend, fh->hints.io_backend) != 0)
+        st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
+                                     "hint mcio_io_backend: '%s' after open, but the file was "
+                                     "opened with '%s' (chosen at open only)",
+                                     h.io_backend, fh->hints.io_backend);
+    if (st == MCIO_SUCCESS && strcmp(h.topology_file, fh->hints.topology_file) != 0)
+        st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
+                                     "hint mcio_topology_file: '%s' after open (chosen at open "
+                                     "only)", h.topology_file);
+    int len = -1;
+    if (st == MCIO_SUCCESS && (!(mine = malloc(TEXT)) || !(root = malloc(TEXT))))
+        st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
+    if (st == MCIO_SUCCESS && (len = hints_text(&h, mine, TEXT)) < 0)
+        st = MCIO_ERR_INTERNAL, snprintf(detail, sizeof detail, "the hints exceed %d bytes", TEXT);
+    st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS)
+        goto fail;
+    /* Every rank must end with rank 0's hints: a plan made from different hints on different
+     * ranks would not be one plan. */
+    int rlen = len;
+    PMPI_Bcast(&rlen, 1, MPI_INT, 0, fh->comm);
+    if (fh->rank == 0)
+        memcpy(root, mine, (size_t)len + 1);
+    PMPI_Bcast(root, rlen + 1, MPI_CHAR, 0, fh->comm);
+    if (strcmp(root, mine) != 0)
+        st = MCIO_ERR_HINT, first_difference(root, mine, fh->rank, detail);
+    st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS)
+        goto fail;
+    fh->hints = h;
+    node_budgets(fh);
+    if (fh->io->configure)
+        fh->io->configure(fh->io_state, &fh->hints);
+fail:
+    free(mine);
+    free(root);
+    return mcio_error_set(st, detail);
 }

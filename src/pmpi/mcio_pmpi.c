@@ -37,6 +37,9 @@ typedef struct pmpi_file {
     int view_ok;
     int split; /* 1: mcio ran a split collective's begin; its end reports split_bytes */
     int64_t split_bytes;
+    /* Hints given after open (MPI_File_set_info, MPI_File_set_view's info), merged in order;
+     * the engine takes them at the next collective data call, where the ranks meet anyway. */
+    MPI_Info pending;
     struct pmpi_file *next;
 } pmpi_file;
 
@@ -142,6 +145,7 @@ void mcio_pmpi_after_open(MPI_Comm comm, const char *path, int amode, MPI_Info i
     f->disp = 0, f->etype_size = 1;
     f->ft = mcio_flat_get(MPI_BYTE);
     f->view_ok = f->ft && f->ft->ok;
+    f->pending = MPI_INFO_NULL;
     pthread_mutex_lock(&files_lock);
     f->next = files;
     files = f;
@@ -166,10 +170,30 @@ int mcio_pmpi_before_close(MPI_File fh)
     in_layer = 1;
     mcio_file_close(&f->mf); /* collective, as MPI_File_close is; its data is already written */
     PMPI_Comm_free(&f->comm);
+    if (f->pending != MPI_INFO_NULL)
+        PMPI_Info_free(&f->pending);
     mcio_flat_release(f->ft);
     free(f);
     in_layer = 0;
     return MPI_SUCCESS;
+}
+
+/* Merge info's pairs into the file's pending hints (later values win). Local. */
+static void pend_hints(pmpi_file *f, MPI_Info info)
+{
+    int n = 0;
+    if (info == MPI_INFO_NULL || PMPI_Info_get_nkeys(info, &n) != MPI_SUCCESS || n == 0)
+        return;
+    if (f->pending == MPI_INFO_NULL && PMPI_Info_create(&f->pending) != MPI_SUCCESS)
+        return;
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        PMPI_Info_get_nthkey(info, i, key);
+        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+        if (flag)
+            PMPI_Info_set(f->pending, key, value);
+    }
 }
 
 void mcio_pmpi_after_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
@@ -190,6 +214,7 @@ void mcio_pmpi_after_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
                  datarep && strcmp(datarep, "native") == 0 && disp >= 0;
     if (info_disables(info))
         f->enabled = 0;
+    pend_hints(f, info);
     if (!f->view_ok && verbose())
         fprintf(stderr, "mcio: view not served: datarep %s, filetype %s%s, %lld blocks\n",
                 datarep ? datarep : "(null)", f->ft && f->ft->ok ? "flattened" : "not flattened",
@@ -201,8 +226,11 @@ void mcio_pmpi_after_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
 void mcio_pmpi_after_set_info(MPI_File fh, MPI_Info info)
 {
     pmpi_file *f = lookup(fh);
-    if (f && info_disables(info))
+    if (!f || in_layer)
+        return;
+    if (info_disables(info))
         f->enabled = 0;
+    pend_hints(f, info);
 }
 
 void mcio_pmpi_after_get_info(MPI_File fh, MPI_Info info)
@@ -467,8 +495,24 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
     pieces p = {0};
     if (ok && build_pieces(f, mt, c->buf, pos * f->etype_size, nbytes, eof, &p, &done) != 0)
         ok = 0, why = "out of memory for the extent list";
-    int all = 0;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, f->comm);
+    /* One agreement: can every rank serve the call, and has any rank hints pending. */
+    int mine[2] = {ok, f->pending != MPI_INFO_NULL ? -1 : 0}, agreed[2];
+    PMPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MIN, f->comm);
+    int all = agreed[0];
+    if (agreed[1] < 0) {
+        int st = mcio_file_set_hints(f->mf, f->pending); /* collective; agreed inside */
+        if (f->pending != MPI_INFO_NULL)
+            PMPI_Info_free(&f->pending);
+        if (st != MCIO_SUCCESS) {
+            pieces_free(&p);
+            mcio_flat_release(mt);
+            *rc = raise_error(c->fh, st, mcio_error_message());
+            if (c->form == MCIO_FORM_NONBLOCKING && c->request)
+                *c->request = MPI_REQUEST_NULL;
+            in_layer = 0;
+            return 1;
+        }
+    }
     if (!all) {
         if (verbose())
             fprintf(stderr, "mcio: collective %s left to the MPI library%s%s\n",

@@ -72,10 +72,13 @@ static void blist_free(blist *b)
     free(b->len);
 }
 
+/* The _x forms throughout: a type of 2 GiB or more has no int size (MPI_Type_size answers
+ * MPI_UNDEFINED), and such types (a darray of several GiB per rank, a vector of 2^29 ints) are
+ * exactly the views that need collective I/O most. */
 static int64_t extent_of(MPI_Datatype t)
 {
-    MPI_Aint lb, ext;
-    PMPI_Type_get_extent(t, &lb, &ext);
+    MPI_Count lb, ext;
+    PMPI_Type_get_extent_x(t, &lb, &ext);
     return (int64_t)ext;
 }
 
@@ -205,12 +208,12 @@ static int build(MPI_Datatype t, blist *out)
         out->fail = 1;
         return 0;
     }
-    int size;
-    PMPI_Type_size(t, &size);
+    MPI_Count size;
+    PMPI_Type_size_x(t, &size);
     if (comb == MPI_COMBINER_NAMED || comb == MPI_COMBINER_F90_REAL ||
         comb == MPI_COMBINER_F90_COMPLEX || comb == MPI_COMBINER_F90_INTEGER) {
-        MPI_Aint tlb, text;
-        PMPI_Type_get_true_extent(t, &tlb, &text);
+        MPI_Count tlb, text;
+        PMPI_Type_get_true_extent_x(t, &tlb, &text);
         if ((int64_t)size == (int64_t)text) {
             put(out, tlb, size);
         } else if (t == MPI_SHORT_INT) { /* struct {short; int;}: a hole after the short */
@@ -250,8 +253,11 @@ static int build(MPI_Datatype t, blist *out)
         if (build_child(types[0], &c)) {
             int64_t e = extent_of(types[0]);
             int64_t stride = comb == MPI_COMBINER_VECTOR ? ints[2] * e : (int64_t)addrs[0];
-            for (int i = 0; i < ints[0] && !out->fail; i++)
-                put_repeat(out, &c, i * stride, ints[1], e);
+            if (c.n == 1 && c.len[0] == e && stride == (int64_t)ints[1] * e) /* dense: one block */
+                put_repeat(out, &c, 0, (int64_t)ints[0] * ints[1], e);
+            else
+                for (int i = 0; i < ints[0] && !out->fail; i++)
+                    put_repeat(out, &c, i * stride, ints[1], e);
         }
         break;
     case MPI_COMBINER_INDEXED:
@@ -330,10 +336,9 @@ static mcio_flat *flatten(MPI_Datatype t)
     if (!f)
         return NULL;
     f->refs = 1;
-    int size;
-    MPI_Aint lb, ext;
-    PMPI_Type_size(t, &size);
-    PMPI_Type_get_extent(t, &lb, &ext);
+    MPI_Count size, lb, ext;
+    PMPI_Type_size_x(t, &size);
+    PMPI_Type_get_extent_x(t, &lb, &ext);
     f->size = size, f->lb = lb, f->extent = ext;
     blist b;
     memset(&b, 0, sizeof b);

@@ -11,6 +11,8 @@
  *   suffixes     "3k" in the file; mcio_io_backend from the file, and overridden by the info
  *   foreign keys ROMIO / vendor keys mcio does not read are accepted and ignored
  *   defaults     no MCIO_HINTS (unset or empty): 16 MiB, one aggregator per (virtual) node
+ *   ROMIO_HINTS  ROMIO's hints file is read too, as ROMIO reads it: its keys take effect,
+ *                MCIO_HINTS wins over it, the info over both; a missing one is ignored
  *   MCIO_STATS   one JSON line per call, with the numbers mcio_file_get_stats reports
  */
 #include "mcio_test.h"
@@ -216,8 +218,28 @@ int main(int argc, char **argv)
     scenario("defaults", MPI_INFO_NULL, &(expect){"16777216", nodestr, "mpiio", fd, nodes(), 14});
     unsetenv("MCIO_HINTS");
 
+    /* ROMIO_HINTS: cb_buffer_size and cb_nodes from it; MCIO_HINTS overrides cb_nodes, the
+     * info cb_buffer_size; a ROMIO_HINTS naming no file is ignored, as ROMIO ignores it. */
+    char rpath[620];
+    snprintf(rpath, sizeof rpath, "%s.romio", path);
+    mt_write_text(rpath, "cb_buffer_size 4096\ncb_nodes 1\nromio_no_indep_rw false\n");
+    setenv("ROMIO_HINTS", rpath, 1);
+    scenario("romio-hints", MPI_INFO_NULL, &(expect){"4096", "1", "mpiio", 4096, 1, 0});
+    mt_write_text(hpath, "cb_nodes 2\n");
+    setenv("MCIO_HINTS", hpath, 1);
+    scenario("romio-hints-mcio-hints", MPI_INFO_NULL, &(expect){"4096", "2", "mpiio", 4096, two, 0});
+    info = mt_info("cb_buffer_size", "8192", NULL);
+    scenario("romio-hints-info", info, &(expect){"8192", "2", "mpiio", 8192, two, 0});
+    mt_info_free(&info);
+    unsetenv("MCIO_HINTS");
+    snprintf(rpath + strlen(rpath), sizeof rpath - strlen(rpath), ".absent");
+    setenv("ROMIO_HINTS", rpath, 1);
+    scenario("romio-hints-absent", MPI_INFO_NULL, &(expect){"16777216", nodestr, "mpiio", fd, nodes(), 14});
+    unsetenv("ROMIO_HINTS");
+    rpath[strlen(rpath) - strlen(".absent")] = '\0';
+
     check_stats_file();
     if (mt.rank == 0 && !mt.failures)
-        unlink(hpath);
+        unlink(hpath), unlink(rpath);
     return mt_finish();
 }

@@ -94,6 +94,41 @@ done:
     free(want);
 }
 
+/*
+ * Types of 2 GiB or more, which MPI_Pack cannot check here without GiBs of memory: the blocks
+ * must be those the caller computed from the type's parameters (nblocks, the i-th at
+ * disp0 + i * step, each len bytes), the size MPI's MPI_Type_size_x, the flags those of a
+ * usable filetype.
+ */
+static void check_large(const char *name, MPI_Datatype t, int64_t nblocks, int64_t disp0, int64_t step,
+                        int64_t len)
+{
+    checked++;
+    MPI_Type_commit(&t);
+    MPI_Count size;
+    MPI_Type_size_x(t, &size);
+    mcio_flat *f = mcio_flat_get(t);
+    if (!f || !f->ok || !f->monotone || !f->tiles_ok) {
+        fprintf(stderr, "FAIL %s: %s\n", name, !f || !f->ok ? "not flattened" : "not usable as a view");
+        failures++;
+    } else if (f->size != size || size < ((int64_t)1 << 31) || f->n != nblocks) {
+        fprintf(stderr, "FAIL %s: size %lld (MPI: %lld), %lld blocks (expected %lld)\n", name,
+                (long long)f->size, (long long)size, (long long)f->n, (long long)nblocks);
+        failures++;
+    } else {
+        for (int64_t i = 0; i < f->n; i++)
+            if (f->disp[i] != disp0 + i * step || f->len[i] != len) {
+                fprintf(stderr, "FAIL %s: block %lld at %lld, %lld bytes; expected at %lld, %lld bytes\n",
+                        name, (long long)i, (long long)f->disp[i], (long long)f->len[i],
+                        (long long)(disp0 + i * step), (long long)len);
+                failures++;
+                break;
+            }
+    }
+    mcio_flat_release(f);
+    MPI_Type_free(&t);
+}
+
 static void check_free(const char *name, MPI_Datatype t, int want_monotone)
 {
     MPI_Type_commit(&t);
@@ -210,6 +245,47 @@ int main(int argc, char **argv)
                     snprintf(name, sizeof name, "darray %d/%d dist %d %s", r, np, v, order ? "F" : "C");
                     check_free(name, t, 1);
                 }
+    /* 2 GiB and more (issue 23: such views and memory types went to the MPI library). A struct
+     * around a contiguous type of 2^31 - 1 bytes, as memory type, and a vector of 2^29 ints, as
+     * file type: one block of 2^31 bytes each. */
+    {
+        MPI_Datatype big, one;
+        MPI_Type_contiguous(2147483647, MPI_BYTE, &big);
+        MPI_Type_contiguous(1, MPI_BYTE, &one);
+        int bl[] = {1, 1};
+        MPI_Aint d[] = {0, 2147483647};
+        MPI_Datatype ty[] = {big, one};
+        MPI_Type_create_struct(2, bl, d, ty, &t);
+        check_large("struct around contiguous 2^31 - 1 bytes", t, 1, 0, 0, (int64_t)1 << 31);
+        MPI_Type_free(&big), MPI_Type_free(&one);
+        MPI_Type_vector(1 << 29, 1, 1, MPI_INT, &t);
+        check_large("vector of 2^29 ints", t, 1, 0, 0, (int64_t)1 << 31);
+        /* 2^28 blocks of 8 bytes would be a 4 GiB block list; 2^20 blocks of 2 KiB are 2 GiB */
+        MPI_Type_vector(1 << 20, 512, 1024, MPI_INT, &t);
+        check_large("vector of 2^20 blocks of 2 KiB", t, 1 << 20, 0, 4096, 2048);
+    }
+    /* A 3-D block-distributed array of ints, 2000 x 1000 x 1400 on a 2 x 2 x 1 grid: 2.8 GB per
+     * rank, 1000 blocks of 500 x 1400 ints each, for rank r at row (r / 2) * 1000 + i and
+     * column (r % 2) * 500 of the 1000 x 1400 planes. Fortran order on a 1 x 2 x 2 grid: the
+     * first dimension varies fastest, so the planes of 2000 x 1000 ints are cut in two halves. */
+    for (int r = 0; r < 4; r++) {
+        int g[] = {2000, 1000, 1400}, ps[] = {2, 2, 1};
+        int dist[] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK};
+        int darg[] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG};
+        char name[96];
+        MPI_Type_create_darray(4, r, 3, g, dist, darg, ps, MPI_ORDER_C, MPI_INT, &t);
+        snprintf(name, sizeof name, "darray 2000 x 1000 x 1400 C, rank %d of 4", r);
+        int64_t plane = (int64_t)1000 * 1400 * 4;
+        check_large(name, t, 1000, (int64_t)(r / 2) * 1000 * plane + (int64_t)(r % 2) * 500 * 1400 * 4,
+                    plane, (int64_t)500 * 1400 * 4);
+        int ps2[] = {1, 2, 2};
+        MPI_Type_create_darray(4, r, 3, g, dist, darg, ps2, MPI_ORDER_FORTRAN, MPI_INT, &t);
+        snprintf(name, sizeof name, "darray 2000 x 1000 x 1400 Fortran, rank %d of 4", r);
+        /* grid coordinates row-major: (0, r / 2, r % 2); the slowest dimension is the third */
+        int64_t fplane = (int64_t)2000 * 1000 * 4;
+        check_large(name, t, 700, (int64_t)(r % 2) * 700 * fplane + (int64_t)(r / 2) * 500 * 2000 * 4,
+                    fplane, (int64_t)500 * 2000 * 4);
+    }
     printf("pmpi_flatten: %d datatypes, %d failures\n", checked, failures);
     MPI_Finalize();
     return failures ? 1 : 0;
