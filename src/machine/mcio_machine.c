@@ -203,6 +203,7 @@ void mcio_machine_free(mcio_machine *m)
     free(m->rank_order);
     free(m->node_first);
     free(m->probe_node);
+    free(m->mem_where);
     memset(m, 0, sizeof *m);
     m->net = mcio_network_flat();
 }
@@ -217,8 +218,12 @@ void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extent
     p.meminfo = mcio_sim_node_memory();
     p.cgroup = p.cg_used = p.cg_limit = p.rlimit = -1;
 #else
+    if (!m->mem_where && (m->mem_where = malloc(sizeof *m->mem_where)) != NULL)
+        mcio_memory_locate("", m->mem_where);
     if (m->mem_is_virtual)
         memset(&p, 0, sizeof p), p.meminfo = p.cgroup = p.cg_used = p.rlimit = -1;
+    else if (m->mem_where)
+        mcio_memory_probe_located("", m->mem_where, mcio_memory_rlimits(), &p);
     else
         mcio_memory_probe_at("", mcio_memory_rlimits(), &p);
 #endif

@@ -38,6 +38,7 @@ typedef struct mcio_machine {
     int *rank_order;        /* [nprocs] ranks by node */
     int *node_first;        /* [nnodes + 1] where each node's ranks start in rank_order */
     struct mcio_memory_probe *probe_node; /* [most ranks on a node] */
+    struct mcio_memory_where *mem_where;  /* this rank's memory cgroups, located at open */
 } mcio_machine;
 
 #define MCIO_PROBE_FIELDS 8

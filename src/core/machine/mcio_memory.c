@@ -207,9 +207,16 @@ static void walk_cgroup(mcio_memory_probe *out, int version, const char *root, c
     const char *mapped = version == 1 ? "total_mapped_file" : "file_mapped";
     for (int leaf = 1;; leaf = 0) {
         char path[PATH_MAX], stat_text[8192];
-        int64_t limit = read_bytes(root, dir, limit_file), usage = read_bytes(root, dir, usage_file);
-        int have_stat = snprintf(path, sizeof path, "%s/memory.stat", dir) < (int)sizeof path &&
+        int64_t limit = read_bytes(root, dir, limit_file), usage = -1;
+        /* A level without a limit costs nothing more (the root's memory.stat sums the whole
+         * machine and takes a millisecond), except the leaf, whose v1 memory.stat names the
+         * hierarchy's limit. */
+        int have_stat = 0;
+        if ((limit >= 0 && limit < INT64_MAX) || (leaf && version == 1)) {
+            usage = read_bytes(root, dir, usage_file);
+            have_stat = snprintf(path, sizeof path, "%s/memory.stat", dir) < (int)sizeof path &&
                         read_text(root, path, stat_text, sizeof stat_text) == 0;
+        }
         if (usage >= 0 && usage < INT64_MAX) {
             int64_t clean = 0;
             if (have_stat) {
@@ -308,8 +315,9 @@ static int find_cgroup(const char *text, int version, char *path, size_t len)
     return -1;
 }
 
-static void probe_cgroups(const char *root, mcio_memory_probe *out)
+void mcio_memory_locate(const char *root, mcio_memory_where *w)
 {
+    memset(w, 0, sizeof *w);
     char self[4096], *mountinfo = malloc(65536);
     if (!mountinfo || read_text(root, "/proc/self/cgroup", self, sizeof self) != 0 ||
         read_text(root, "/proc/self/mountinfo", mountinfo, 65536) != 0) {
@@ -333,7 +341,15 @@ static void probe_cgroups(const char *root, mcio_memory_probe *out)
         size_t dl = strlen(dir);
         while (dl > strlen(mnt) && dir[dl - 1] == '/')
             dir[--dl] = '\0';
-        walk_cgroup(out, version, root, mnt, dir, cgpath);
+        struct mcio_memory_cgroup *c = &w->cg[w->n];
+        if (strlen(dir) >= sizeof c->dir || strlen(mnt) >= sizeof c->mnt ||
+            strlen(cgpath) >= sizeof c->path)
+            continue;
+        c->version = version;
+        strcpy(c->dir, dir);
+        strcpy(c->mnt, mnt);
+        strcpy(c->path, cgpath);
+        w->n++;
     }
     free(mountinfo);
 }
@@ -351,12 +367,25 @@ static int64_t status_kib(const char *text, const char *key)
 
 int mcio_memory_probe_at(const char *root, mcio_rlimits rl, mcio_memory_probe *out)
 {
+    mcio_memory_where w;
+    mcio_memory_locate(root, &w);
+    return mcio_memory_probe_located(root, &w, rl, out);
+}
+
+int mcio_memory_probe_located(const char *root, const mcio_memory_where *where, mcio_rlimits rl,
+                              mcio_memory_probe *out)
+{
     char text[8192];
     memset(out, 0, sizeof *out);
     out->meminfo = out->cgroup = out->cg_used = out->cg_limit = out->rlimit = -1;
     if (read_text(root, "/proc/meminfo", text, sizeof text) == 0)
         out->meminfo = mcio_memory_parse_meminfo(text);
-    probe_cgroups(root, out);
+    for (int i = 0; i < where->n; i++) {
+        char dir[sizeof where->cg[i].dir], path[sizeof where->cg[i].path];
+        strcpy(dir, where->cg[i].dir); /* the walk cuts them as it goes up */
+        strcpy(path, where->cg[i].path);
+        walk_cgroup(out, where->cg[i].version, root, where->cg[i].mnt, dir, path);
+    }
     if ((rl.as >= 0 || rl.data >= 0) && read_text(root, "/proc/self/status", text, sizeof text) == 0) {
         int64_t vsize = status_kib(text, "VmSize:"), vdata = status_kib(text, "VmData:");
         if (rl.as >= 0 && vsize >= 0)

@@ -92,6 +92,26 @@ typedef struct mcio_memory_probe {
  */
 int mcio_memory_probe_at(const char *root, mcio_rlimits rl, mcio_memory_probe *out);
 
+/* Where the process's memory cgroups are (v1 and v2 at most), found once: /proc/self/cgroup
+ * and mountinfo do not change while a file is open, and mountinfo is the costliest read. */
+typedef struct mcio_memory_where {
+    int n;
+    struct mcio_memory_cgroup {
+        int version;
+        char dir[512];  /* the process's cgroup directory, below root */
+        char mnt[256];  /* the controller's mount point: the walk up stops there */
+        char path[MCIO_MEM_WHERE_LEN * 2]; /* the cgroup's path in the hierarchy */
+    } cg[2];
+} mcio_memory_where;
+
+/* Find the process's memory cgroups below root (none when nothing can be read). */
+void mcio_memory_locate(const char *root, mcio_memory_where *w);
+
+/* mcio_memory_probe_at with the cgroups already located: the limits, usages and memory.stat of
+ * the cgroups and their ancestors, MemAvailable and the rlimits, read now. Returns 0. */
+int mcio_memory_probe_located(const char *root, const mcio_memory_where *where, mcio_rlimits rl,
+                              mcio_memory_probe *out);
+
 /* The calling process's limits (getrlimit RLIMIT_AS, RLIMIT_DATA). */
 mcio_rlimits mcio_memory_rlimits(void);
 
