@@ -37,8 +37,10 @@ static const char usage[] =
     "  --ranks N          number of ranks (default 8)\n"
     "  --ranks-per-node K consecutive ranks per node (default 1)\n"
     "  --node-memory SPEC memory per node, as MCIO_VIRTUAL_NODE_MEMORY: a list (64m,16m,0,\n"
-    "                     repeated over the nodes) or normal:MEAN:SD[:SEED]; default: no limit\n"
-    "  --strategy S       memory or romio (default memory; same as --hint mcio_strategy=S)\n"
+    "                     repeated over the nodes) or normal:MEAN:SD[:SEED], or detect: every\n"
+    "                     node has what this process has (MemAvailable, its memory cgroup,\n"
+    "                     its rlimits, as mcio reads them); default: no limit\n"
+    "  --strategy S       memory, romio or auto (default memory; same as --hint mcio_strategy=S)\n"
     "  --hint KEY=VAL     a hint, repeatable (mcio_nah, mcio_msgind, mcio_msggroup, mcio_memmin,\n"
     "                     mcio_node_memory, cb_buffer_size, cb_nodes, striping_unit, ...)\n"
     "  --max-print N      rows printed per table (default 40; --json prints everything)\n"
@@ -84,7 +86,7 @@ static int parse(int argc, char **argv, opts *o)
         if (!strcmp(a, "--pattern")) {
             o->pattern = v;
         } else if (!strcmp(a, "--node-memory")) {
-            if (mcio_memory_virtual(v, 0, NULL, detail) != MCIO_SUCCESS)
+            if (strcmp(v, "detect") != 0 && mcio_memory_virtual(v, 0, NULL, detail) != MCIO_SUCCESS)
                 return bad("--node-memory '%s': not a list of byte counts or normal:MEAN:SD[:SEED]%s",
                            v, "");
             o->node_memory = v;
@@ -291,11 +293,26 @@ int main(int argc, char **argv)
         node[r] = r / o.per_node;
     for (int j = 0; j < nn; j++)
         mem[j] = INT64_MAX;
-    if (o.node_memory)
+    /* Where the nodes' figure comes from, as MCIO_STATS says it (node_memory_source). */
+    char source[MCIO_MEM_WHERE_LEN + 16] = "unknown";
+    if (o.node_memory && !strcmp(o.node_memory, "detect")) {
+        mcio_memory_probe p;
+        mcio_memory_probe_at("", mcio_memory_rlimits(), &p);
+        for (int j = 0; j < nn; j++)
+            mem[j] = p.avail < 0 ? INT64_MAX : p.avail;
+        int cg = p.source == MCIO_MEM_CGROUP_V1 || p.source == MCIO_MEM_CGROUP_V2;
+        snprintf(source, sizeof source, "%s%s%s", mcio_memory_source_name(p.source), cg ? ":" : "",
+                 cg ? p.cg_path : "");
+    } else if (o.node_memory) {
         mcio_memory_virtual(o.node_memory, nn, mem, detail); /* checked when parsed */
+        snprintf(source, sizeof source, "virtual");
+    }
+    int capped = 0;
     for (int j = 0; j < nn; j++) /* the mcio_node_memory cap, as mcio_file_open applies it */
         if (o.hints.node_memory > 0 && o.hints.node_memory < mem[j])
-            mem[j] = o.hints.node_memory;
+            mem[j] = o.hints.node_memory, capped = 1;
+    if (capped)
+        snprintf(source, sizeof source, "hint");
     mcio_topology topo = {.nprocs = n, .nnodes = nn, .node_of_rank = node, .socket_of_rank = sock,
                           .sockets_per_node = 1, .node_mem = mem};
     /* What a write would do: when the accesses do not interleave and romio_cb_write is not
@@ -359,7 +376,7 @@ int main(int argc, char **argv)
                    k ? "," : "", plan.fd_start[k], plan.fd_end[k], memory ? d.domain_group[k] : 0,
                    memory ? d.domain_bytes[k] : -1, plan.agg_rank[k], node[plan.agg_rank[k]],
                    mcio_fdplan_buffer(&plan, k), plan.rounds[k], memory ? d.fallback[k] : 0);
-        printf("],\"node_memory\":[");
+        printf("],\"node_memory_source\":\"%s\",\"node_memory\":[", source);
         for (int j = 0; j < nn; j++)
             printf("%s{\"budget\":%" PRId64 ",\"used\":%" PRId64 ",\"aggregators\":%d}", j ? "," : "",
                    mem[j] == INT64_MAX ? -1 : mem[j], used[j], aggs[j]);
@@ -411,7 +428,8 @@ int main(int argc, char **argv)
                memory && d.fallback[k] ? "fallback" : "");
     if (plan.ndomains > max)
         printf("  ... %d more\n", plan.ndomains - max);
-    printf("\nmemory per node:\n  %6s %12s %12s %11s\n", "node", "budget", "used", "aggregators");
+    printf("\nmemory per node (from %s):\n  %6s %12s %12s %11s\n", source, "node", "budget", "used",
+           "aggregators");
     for (int j = 0; j < nn && j < max; j++) {
         if (mem[j] == INT64_MAX)
             snprintf(b1, sizeof b1, "unlimited");
