@@ -321,7 +321,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
                                      h.io_backend, fh->hints.io_backend);
     if (st == MCIO_SUCCESS && strcmp(h.topology_file, fh->hints.topology_file) != 0)
         st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
-                                     "hint mcio_topology_file: '%s' after open (chosen at open "
+                                     "hint mcio_topology_file: '%.150s' after open (chosen at open "
                                      "only)", h.topology_file);
     int len = -1;
     if (st == MCIO_SUCCESS && (!(mine = malloc(TEXT)) || !(root = malloc(TEXT))))
