@@ -38,6 +38,10 @@ have_pkg python3-h5py-mpi || need+=(python3-h5py-mpi)
 have_pkg libnetcdf-mpi-dev || need+=(libnetcdf-mpi-dev)
 # The simulation build (docs/simulation.md): SimGrid's SMPI (smpicc, smpirun, libsimgrid).
 have_pkg libsimgrid-dev || need+=(libsimgrid-dev)
+# The fuzz targets (scripts/fuzz.sh): Debian's clang and its runtime libraries (libFuzzer,
+# ASan, UBSan: libclang-rt-dev). The sanitizer build (scripts/sanitize.sh) uses gcc's.
+have_cmd clang || need+=(clang)
+have_pkg libclang-rt-dev || need+=(libclang-rt-dev)
 
 if [ ${#need[@]} -gt 0 ]; then
   # Another apt may hold the dpkg lock (a shared machine): wait for it rather than fail.

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "mcio.h"
+#include "mcio_fsinfo.h"
 #include "mcio_hints.h"
 #include "mcio_io.h"
 #include "mcio_machine.h"
@@ -25,6 +26,24 @@
 #define MCIO_CBUF_FREE(p) free(p)
 #endif
 
+/* What each rank tells the others before planning: its summary and its argument check,
+ * allgathered as four int64 per rank (so a bad argument on one rank fails every rank). */
+typedef struct mcio_rank_record {
+    int64_t start, end, bytes; /* as mcio_summary */
+    int64_t status;            /* this rank's argument check: MCIO_SUCCESS or an error */
+} mcio_rank_record;
+_Static_assert(sizeof(mcio_rank_record) == 4 * sizeof(int64_t), "allgathered as 4 MPI_INT64_T");
+
+/* The times of one collective call, in nanoseconds, agreed as the slowest rank's (an allreduce
+ * of the array v); io_inline is a flag (the pipeline ran its file access inline). */
+enum { MCIO_CALL_TIMES = 8 };
+typedef union mcio_call_times {
+    struct {
+        int64_t metadata, plan, exchange, io, total, wait, overlap, io_inline;
+    };
+    int64_t v[MCIO_CALL_TIMES];
+} mcio_call_times;
+
 struct mcio_file_s {
     MPI_Comm comm; /* private duplicate: our messages never meet the application's */
     int rank, nprocs;
@@ -38,7 +57,8 @@ struct mcio_file_s {
     const mcio_io_backend *io;
     void *io_state;
     int live_plans;
-    int64_t *summaries; /* [nprocs * 4]: allgather buffer, allocated at open so a call never fails before it */
+    mcio_rank_record *summaries; /* [nprocs]: allgather buffer, allocated at open so a call
+                                    never fails before it */
     char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
     int stats_on;     /* MCIO_STATS is set (every rank: they gather the aggregators' bytes) */
     int64_t *stats_gathered; /* rank 0, [nprocs]: bytes each rank aggregated in the last call */
@@ -49,6 +69,7 @@ struct mcio_file_s {
     int64_t *node_budget;
     int64_t *stats_budget, *stats_peak; /* [nnodes] of the last call, -1 for no limit */
     int64_t fs_block; /* the file system's block size (statvfs at open; 4096 when unknown) */
+    mcio_fsinfo fs;   /* the file system and its stripe size (rank 0 probes at open) */
 };
 
 /* A plan: the metadata exchange and planning of one access pattern, done once. */
@@ -83,8 +104,6 @@ struct mcio_plan_s {
  * aggregator_bytes, which the simulation test compares with the real builds'.
  */
 void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p);
-
-void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *times_ns);
 
 /* Record status and detail as this thread's last error; returns status. */
 int mcio_error_set(int status, const char *detail);
@@ -166,6 +185,14 @@ int mcio_pipeline_open_window(mcio_plan p, char detail[MCIO_DETAIL_LEN]);
 /* Free the pipelined state; collective when the plan holds an RMA window. */
 void mcio_pipeline_free(mcio_plan p);
 
+/* Does each collective write end with a sync (mcio_write_sync, and auto: the file system
+ * acknowledges writes before its servers have them)? */
+static inline int mcio_file_write_sync(const struct mcio_file_s *fh)
+{
+    return fh->hints.write_sync == MCIO_WRITE_SYNC_TRUE ||
+           (fh->hints.write_sync == MCIO_WRITE_SYNC_AUTO && fh->fs.defers_errors);
+}
+
 /* Message tags on the file's private communicator. */
 enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };
 
@@ -173,6 +200,6 @@ enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };
 void mcio_engine_plan_free(mcio_plan plan);
 
 /* Record the stats of a finished call on the file, and append them to MCIO_STATS (rank 0). */
-void mcio_stats_record(mcio_file fh, mcio_plan plan, int write, const int64_t *times_ns);
+void mcio_stats_record(mcio_file fh, mcio_plan plan, int write, const mcio_call_times *t);
 
 #endif

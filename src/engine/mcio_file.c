@@ -101,6 +101,16 @@ static int64_t fs_block_size(MPI_Comm comm, int rank, const char *path)
     return b;
 }
 
+/* Collective: what the file system is and how it stripes files (rank 0 probes, after the open,
+ * so that the file exists), and what follows from it: the stripe that file domains align on when
+ * the striping_unit hint does not say, and whether writes end with a sync. */
+static void probe_fs(mcio_file f, const char *path)
+{
+    if (f->rank == 0)
+        mcio_fs_probe(path, &f->fs);
+    PMPI_Bcast(&f->fs, (int)sizeof f->fs, MPI_BYTE, 0, f->comm);
+}
+
 static void file_free(mcio_file f)
 {
     if (!f)
@@ -136,7 +146,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     int nprocs;
     PMPI_Comm_size(dup, &nprocs);
     if (f)
-        f->summaries = malloc((size_t)nprocs * 4 * sizeof(int64_t));
+        f->summaries = malloc((size_t)nprocs * sizeof *f->summaries);
     if (!f || !f->summaries) {
         /* Still agree with the others over the duplicate, so that nobody hangs. */
         snprintf(detail, sizeof detail, "out of memory");
@@ -202,6 +212,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     if (f->io->configure)
         f->io->configure(f->io_state, &f->hints);
     f->fs_block = fs_block_size(f->comm, f->rank, path);
+    probe_fs(f, path);
     *fh = f;
     return mcio_error_set(MCIO_SUCCESS, NULL);
 fail:
@@ -310,7 +321,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
                                      h.io_backend, fh->hints.io_backend);
     if (st == MCIO_SUCCESS && strcmp(h.topology_file, fh->hints.topology_file) != 0)
         st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
-                                     "hint mcio_topology_file: '%s' after open (chosen at open "
+                                     "hint mcio_topology_file: '%.150s' after open (chosen at open "
                                      "only)", h.topology_file);
     int len = -1;
     if (st == MCIO_SUCCESS && (!(mine = malloc(TEXT)) || !(root = malloc(TEXT))))

@@ -17,7 +17,7 @@ void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p)
                 MPI_INT64_T, 0, fh->comm);
 }
 
-void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *times_ns)
+void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_times *t)
 {
     const mcio_fdplan *fd = &p->fd;
     mcio_stats *s = &fh->stats;
@@ -49,11 +49,11 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
         .rounds = p->cb_rounds,
         .bytes = p->total_bytes,
         .max_buffer_bytes = fd->max_buffer,
-        .t_metadata = times_ns[0] * 1e-9,
-        .t_plan = times_ns[1] * 1e-9,
-        .t_exchange = times_ns[2] * 1e-9,
-        .t_io = times_ns[3] * 1e-9,
-        .t_total = times_ns[4] * 1e-9,
+        .t_metadata = t->metadata * 1e-9,
+        .t_plan = t->plan * 1e-9,
+        .t_exchange = t->exchange * 1e-9,
+        .t_io = t->io * 1e-9,
+        .t_total = t->total * 1e-9,
         .aggregator_ranks = fh->stats_aggs,
         .aggregator_nodes = fh->stats_nodes,
         .nodes = nn,
@@ -62,9 +62,9 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
         .fallbacks = fd->fallbacks,
         .pipeline_depth = fh->hints.pipeline_depth,
         .subbuffer_rounds = fd->max_rounds,
-        .t_wait = times_ns[5] * 1e-9,
-        .t_overlap = times_ns[6] * 1e-9,
-        .io_inline = (int)times_ns[7],
+        .t_wait = t->wait * 1e-9,
+        .t_overlap = t->overlap * 1e-9,
+        .io_inline = (int)t->io_inline,
     };
     for (int d = 0; d < fd->ndomains; d++)
         if (fd->rounds[d] > 0 && fd->window[d] > s->subbuffer_bytes)
@@ -84,13 +84,16 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
             ",\"t_metadata\":%.9f,\"t_plan\":%.9f,\"t_exchange\":%.9f,\"t_io\":%.9f,"
             "\"t_total\":%.9f,\"pipeline_depth\":%d,\"transport\":\"%s\","
             "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
-            "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,"
+            "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,\"fs_type\":\"%s\","
+            "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"stripe\":%" PRId64 ",\"write_sync\":%d,"
             "\"aggregator_ranks\":[",
             write ? "write" : "read", fh->path, fh->hints.strategy, s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
             s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, fh->hints.transport,
             s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
-            s->io_inline);
+            s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
+            fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
+            write && mcio_file_write_sync(fh));
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
     fprintf(f, "],\"aggregator_nodes\":[");

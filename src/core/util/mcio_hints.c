@@ -34,33 +34,6 @@ mcio_hints mcio_hints_default(void)
     return h;
 }
 
-int mcio_hints_parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (!isdigit((unsigned char)v[0]))
-        return -1;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (errno)
-        return -1;
-    unsigned long long mul = 1;
-    switch (tolower((unsigned char)*end)) {
-    case 'k': mul = 1ull << 10; end++; break;
-    case 'm': mul = 1ull << 20; end++; break;
-    case 'g': mul = 1ull << 30; end++; break;
-    default: break;
-    }
-    if (mul > 1 && (*end == 'i' || *end == 'I')) /* accept KiB-style "4Mi" */
-        end++;
-    if (*end != '\0' || x > (unsigned long long)INT64_MAX / mul)
-        return -1;
-    int64_t y = (int64_t)(x * mul);
-    if (y < min || y > max)
-        return -1;
-    *out = y;
-    return 0;
-}
-
 /* Seconds: a decimal number (1e-9 and 0.5 alike), finite, from 0 to an hour. */
 static int parse_seconds(const char *v, double *out)
 {
@@ -102,6 +75,12 @@ static const char *transport_name(int i)
 static const char *io_thread_name(int i)
 {
     static const char *const names[] = {"auto", "always", "never"};
+    return i >= 0 && i < 3 ? names[i] : NULL;
+}
+
+static const char *write_sync_name(int i)
+{
+    static const char *const names[] = {"auto", "true", "false"};
     return i >= 0 && i < 3 ? names[i] : NULL;
 }
 
@@ -164,6 +143,9 @@ static const hint_spec specs[] = {
     {.key = "direct_write", .kind = HINT_CHOICE, FIELD(direct_write), .names = bool_name},
     {.key = "direct_read", .kind = HINT_CHOICE, FIELD(direct_read), .names = bool_name},
     {.key = "mcio_io_thread", .kind = HINT_CHOICE, FIELD(io_thread), .names = io_thread_name},
+    /* A sync at the end of each collective write, so that a write the file system acknowledged
+     * but its server refused fails that call (mcio_twophase.c). */
+    {.key = "mcio_write_sync", .kind = HINT_CHOICE, FIELD(write_sync), .names = write_sync_name},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 
@@ -204,12 +186,12 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
     int i;
     switch (s->kind) {
     case HINT_BYTES:
-        if (mcio_hints_parse_bytes(value, s->min, s->max, &x))
+        if (mcio_parse_bytes(value, s->min, s->max, &x))
             goto bad;
         *(int64_t *)field = x;
         break;
     case HINT_INT:
-        if (mcio_hints_parse_bytes(value, s->min, s->max, &x))
+        if (mcio_parse_bytes(value, s->min, s->max, &x))
             goto bad;
         *(int *)field = (int)x;
         break;

@@ -25,6 +25,14 @@ enum mcio_io_thread_mode {
     MCIO_IO_THREAD_NEVER
 };
 
+/* mcio_write_sync: whether a collective write ends with a sync of the file. */
+enum mcio_write_sync_mode {
+    MCIO_WRITE_SYNC_AUTO = 0, /* where the file system acknowledges writes before its servers
+                                 have them (GlusterFS, NFS: mcio_fsinfo.defers_errors) */
+    MCIO_WRITE_SYNC_TRUE,
+    MCIO_WRITE_SYNC_FALSE
+};
+
 typedef struct mcio_hints {
     int64_t cb_buffer_size; /* ROMIO's cb_buffer_size: 16 MiB */
     int cb_nodes;           /* ROMIO's cb_nodes: 0 = one aggregator per node */
@@ -48,6 +56,7 @@ typedef struct mcio_hints {
     int64_t subbuffer_size;         /* mcio_subbuffer_size: 0 = stripe, or block-size multiple */
     char transport[8];              /* mcio_transport: p2p (two-sided) or rma (one-sided) */
     int io_thread;                  /* mcio_io_thread: enum mcio_io_thread_mode, auto */
+    int write_sync;                 /* mcio_write_sync: enum mcio_write_sync_mode, auto */
     double slow_call_seconds;       /* mcio_slow_call_seconds: slow backend, delay per call */
     double slow_byte_seconds;       /* mcio_slow_byte_seconds: slow backend, delay per byte */
 } mcio_hints;
@@ -72,10 +81,6 @@ int mcio_hints_parse_line(char *line, char **key, char **value);
 /* Write hint i (0-based) as key/value strings; returns 0 past the last. A hint that is unset
  * and has no default (mcio_topology_file) comes back with the value "". */
 int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *value, int valuelen);
-
-/* A byte count: digits with an optional k/m/g suffix (powers of 1024), in [min, max].
- * Returns 0 and sets *out, or -1. */
-int mcio_hints_parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out);
 
 /* The planning parameters the hints imply, for a write (write = 1) or a read. */
 mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write);
