@@ -36,7 +36,8 @@
 #include <mpi.h>
 
 #include "mcio.h"
-#include "splitmix64.h"
+#include "mcio_splitmix64.h"
+#include "patterns.h"
 
 /* The simulation build (smpicc: SimGrid's SMPI, docs/simulation.md): the simulated storage keeps
  * no bytes, so nothing is verified (the real builds verify the same engine); the data buffers
@@ -54,8 +55,6 @@
 
 #define MIB (1024.0 * 1024.0)
 #define MAX_PATTERNS 32
-#define HACC_PARTICLE 38 /* xx yy zz vx vy vz phi: float32; pid: int64; mask: uint16 */
-#define COLL_PERF_ELEM 4 /* coll_perf's array of int */
 
 /* ---- Options ---- */
 
@@ -85,12 +84,6 @@ typedef struct layout {
     int64_t *mem, mem_bytes;
     MPI_Datatype mtype; /* the native engine's memory datatype for such a pattern */
 } layout;
-
-typedef struct pattern {
-    const char *name;
-    void (*build)(const opts *o, int rank, int nprocs, layout *l);
-    int64_t min_size; /* smallest --size that gives a rank any data; 0: --size unused */
-} pattern;
 
 static const char usage[] =
     "usage: mpiexec -n N mcio-bench [options]\n"
@@ -231,144 +224,22 @@ static int64_t layout_mem_bytes(const layout *l)
     return l->mem ? l->mem_bytes : l->bytes;
 }
 
-static void build_contiguous(const opts *o, int rank, int nprocs, layout *l)
+/* The emit of the shared patterns (patterns.c): one extent into the layout. */
+static void layout_emit(void *ctx, int64_t off, int64_t len, int64_t mem)
 {
-    (void)nprocs;
-    layout_push(l, rank * o->size, o->size);
+    layout_push_at(ctx, off, len, mem);
 }
 
-static void build_ior(const opts *o, int rank, int nprocs, layout *l)
+/* flash-io's memory (unk with its guard cells) and the native engine's memory datatype for it,
+ * as a FLASH writer would build it: the interior of variable v over all blocks is a subarray of
+ * unk (in bytes, to match the byte file view), and the variables follow one another as the
+ * file's datasets do. mcio gets one memory displacement per row instead (patterns.c). */
+static void flash_io_memory(const pattern_args *a, layout *l)
 {
-    int64_t t = o->transfer, segments = o->size / o->transfer;
-    for (int64_t s = 0; s < segments; s++)
-        layout_push(l, (s * nprocs + rank) * t, t);
-}
-
-/* The local block is n x n x n2 ints, n = cube root of the ints in --size and the last
- * dimension taking the rest, so a rank holds close to --size bytes whatever the grid. */
-static void build_coll_perf(const opts *o, int rank, int nprocs, layout *l)
-{
-    int dims[3] = {0, 0, 0};
-    MPI_Dims_create(nprocs, 3, dims);
-    int64_t e = o->size / COLL_PERF_ELEM, n = (int64_t)cbrt((double)e);
-    while ((n + 1) * (n + 1) * (n + 1) <= e)
-        n++;
-    while (n > 1 && n * n * n > e)
-        n--;
-    int64_t n2 = e / (n * n);
-    int64_t c0 = rank / (dims[1] * dims[2]), c1 = rank / dims[2] % dims[1], c2 = rank % dims[2];
-    int64_t g1 = dims[1] * n, g2 = dims[2] * n2; /* global sizes of the two inner dimensions */
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < n; j++)
-            layout_push(l, COLL_PERF_ELEM * (((c0 * n + i) * g1 + c1 * n + j) * g2 + c2 * n2),
-                        COLL_PERF_ELEM * n2);
-}
-
-static void build_hacc_aos(const opts *o, int rank, int nprocs, layout *l)
-{
-    (void)nprocs;
-    int64_t np = o->size / HACC_PARTICLE;
-    layout_push(l, rank * np * HACC_PARTICLE, np * HACC_PARTICLE);
-}
-
-static void build_hacc_soa(const opts *o, int rank, int nprocs, layout *l)
-{
-    static const int field[9] = {4, 4, 4, 4, 4, 4, 4, 8, 2};
-    int64_t np = o->size / HACC_PARTICLE, base = 0;
-    for (int f = 0; f < 9; f++) {
-        layout_push(l, base + rank * np * field[f], np * field[f]);
-        base += nprocs * np * field[f];
-    }
-}
-
-/* Every rank draws the same global sequence (same seed) and keeps its own extents: the file is
- * walked from offset 0, each extent going to a random rank with bytes left, lengths
- * log-uniform from 1 byte to 64 KiB, and now and then a hole that nobody names. */
-static void build_random(const opts *o, int rank, int nprocs, layout *l)
-{
-    uint64_t s = o->seed;
-    int64_t *left = xmalloc((size_t)nprocs * sizeof(int64_t)), remaining = 0, pos = 0;
-    for (int r = 0; r < nprocs; r++)
-        remaining += left[r] = (int64_t)(splitmix64(&s) % (uint64_t)(o->random_max + 1));
-    while (remaining > 0) {
-        uint64_t x = splitmix64(&s), y = splitmix64(&s);
-        if (x % 4 == 0)
-            pos += (int64_t)((x >> 2) % 4096);
-        int r = (int)((x >> 16) % (uint64_t)nprocs);
-        while (left[r] == 0)
-            r = (r + 1) % nprocs;
-        int64_t len = 1 + (int64_t)((y >> 5) % (1ull << (y % 17)));
-        len = len < left[r] ? len : left[r];
-        if (r == rank)
-            layout_push(l, pos, len);
-        left[r] -= len, remaining -= len, pos += len;
-    }
-    free(left);
-}
-
-/* TAPIOCA's micro-benchmark (Tessier et al. 2017, section 5.2): every rank writes one block of
- * a random size from 0 to --random-max bytes (the same draws on every rank, --seed), the blocks
- * one after another in rank order. The blocks do not interleave, so give
- * --hint romio_cb_write=enable to aggregate them, as TAPIOCA does. */
-static void build_tapioca(const opts *o, int rank, int nprocs, layout *l)
-{
-    uint64_t s = o->seed;
-    int64_t off = 0;
-    for (int r = 0; r < nprocs && r <= rank; r++) {
-        int64_t len = (int64_t)(splitmix64(&s) % (uint64_t)(o->random_max + 1));
-        if (r == rank)
-            layout_push(l, off, len);
-        off += len;
-    }
-}
-
-/* GCRM-like output: GCRM_VARS variables, each a [layers][cells] array of doubles, cells split
- * evenly over the ranks, so every layer of every variable holds one stretch of each rank.
- * Layers: 32, or fewer when --size is small; cells per rank: what --size leaves. */
-enum { GCRM_VARS = 8, GCRM_LAYERS = 32, GCRM_ELEM = 8 };
-static void build_gcrm(const opts *o, int rank, int nprocs, layout *l)
-{
-    int64_t per_var = o->size / GCRM_VARS / GCRM_ELEM; /* values per variable on this rank */
-    int64_t layers = per_var < GCRM_LAYERS ? per_var : GCRM_LAYERS, cells = per_var / layers;
-    int64_t row = (int64_t)nprocs * cells * GCRM_ELEM; /* one layer of one variable */
-    for (int v = 0; v < GCRM_VARS; v++)
-        for (int64_t k = 0; k < layers; k++)
-            layout_push(l, (v * layers + k) * row + rank * cells * GCRM_ELEM, cells * GCRM_ELEM);
-}
-
-/*
- * FLASH-IO's checkpoint (the FLASH astrophysics code's I/O kernel; the memory-conscious paper's
- * application benchmark). Each rank holds blocks of 16^3 cells with 4 guard cells a side
- * (24^3 in memory) for each of 24 variables of 8-byte reals, as unk[block][var][24][24][24]
- * (FLASH's index-reordered unk(i,j,k,var,blk)), so each interior row of 16 cells is contiguous
- * in memory and guard cells lie between the rows. Only the interiors go to the file, laid out
- * as FLASH-IO's HDF5 checkpoint: one dataset per variable, each holding all ranks' blocks in
- * rank order. The memory side is noncontiguous: the native engine describes it with one MPI
- * subarray per variable (in a struct, variable-major), mcio with one memory displacement per
- * row. Scaled: blocks per rank from --size (32 KiB per block and variable); fewer variables
- * when --size holds less than one block of each.
- */
-enum { FLASH_NXB = 16, FLASH_NG = 4, FLASH_MEM = FLASH_NXB + 2 * FLASH_NG, FLASH_ELEM = 8,
-       FLASH_VARS = 24, FLASH_BLOCK = FLASH_NXB * FLASH_NXB * FLASH_NXB * FLASH_ELEM };
-static void build_flash_io(const opts *o, int rank, int nprocs, layout *l)
-{
-    int64_t nv = o->size / FLASH_BLOCK < FLASH_VARS ? o->size / FLASH_BLOCK : FLASH_VARS;
-    int64_t nb = o->size / (nv * FLASH_BLOCK); /* blocks per rank */
+    int64_t nv, nb;
+    patterns_flash_shape(a, &nv, &nb);
     const int64_t row = FLASH_NXB * FLASH_ELEM, mrow = FLASH_MEM * FLASH_ELEM;
     l->mem_bytes = nb * nv * FLASH_MEM * FLASH_MEM * mrow;
-    for (int64_t v = 0; v < nv; v++)
-        for (int64_t b = 0; b < nb; b++)
-            for (int64_t k = 0; k < FLASH_NXB; k++)
-                for (int64_t j = 0; j < FLASH_NXB; j++)
-                    layout_push_at(l,
-                                   ((v * nprocs + rank) * nb + b) * FLASH_BLOCK +
-                                       (k * FLASH_NXB + j) * row,
-                                   row,
-                                   (((b * nv + v) * FLASH_MEM + k + FLASH_NG) * FLASH_MEM + j +
-                                    FLASH_NG) * mrow + FLASH_NG * FLASH_ELEM);
-    /* The native engine's memory datatype, as a FLASH writer would build it: the interior of
-     * variable v over all blocks is a subarray of unk (in bytes, to match the byte file view),
-     * and the variables follow one another as the file's datasets do. */
     MPI_Datatype *var = xmalloc((size_t)nv * sizeof(MPI_Datatype));
     int *ones = xmalloc((size_t)nv * sizeof(int));
     MPI_Aint *zeros = xmalloc((size_t)nv * sizeof(MPI_Aint));
@@ -388,19 +259,19 @@ static void build_flash_io(const opts *o, int rank, int nprocs, layout *l)
     free(zeros);
 }
 
-static const pattern patterns[] = {
-    {.name = "contiguous", .build = build_contiguous, .min_size = 1},
-    {.name = "ior", .build = build_ior, .min_size = 1},
-    {.name = "coll_perf", .build = build_coll_perf, .min_size = COLL_PERF_ELEM},
-    {.name = "hacc-aos", .build = build_hacc_aos, .min_size = HACC_PARTICLE},
-    {.name = "hacc-soa", .build = build_hacc_soa, .min_size = HACC_PARTICLE},
-    {.name = "random", .build = build_random, .min_size = 0},
-    {.name = "tapioca", .build = build_tapioca, .min_size = 0},
-    {.name = "mpi-io-test", .build = build_ior, .min_size = 1},
-    {.name = "gcrm", .build = build_gcrm, .min_size = GCRM_VARS * GCRM_ELEM},
-    {.name = "flash-io", .build = build_flash_io, .min_size = FLASH_BLOCK},
-};
-#define NPATTERNS ((int)(sizeof patterns / sizeof patterns[0]))
+/* This rank's layout of pattern p (patterns.c), with coll_perf's grid from MPI_Dims_create. */
+static void layout_build(const opts *o, const pattern *p, int rank, int nprocs, layout *l)
+{
+    pattern_args a = {.size = o->size, .transfer = o->transfer, .random_max = o->random_max,
+                      .seed = o->seed};
+    MPI_Dims_create(nprocs, 3, a.dims);
+    if (p->extents(&a, rank, nprocs, layout_emit, l)) {
+        fprintf(stderr, "mcio-bench: out of memory building the %s pattern\n", p->name);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (!strcmp(p->name, "flash-io"))
+        flash_io_memory(&a, l);
+}
 
 /* ---- Argument parsing: every rank parses the same argv and reaches the same verdict, so a
  * bad argument ends every rank without any communication that could hang. ---- */
@@ -522,7 +393,7 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
     for (const char *p = plist; *p;) {
         size_t n = strcspn(p, ",");
         int found = -1;
-        for (int k = 0; k < NPATTERNS; k++)
+        for (int k = 0; k < npatterns; k++)
             if (strlen(patterns[k].name) == n && !strncmp(p, patterns[k].name, n))
                 found = k;
         if (found < 0)
@@ -540,7 +411,7 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
         if (o->size < pt->min_size)
             return bad(msg, msglen, "--size %" PRId64 " is too small for %s (at least %" PRId64
                        ")", o->size, pt->name, pt->min_size);
-        if (pt->build == build_ior && o->transfer > o->size)
+        if (pt->transfer && o->transfer > o->size)
             return bad(msg, msglen, "--transfer %" PRId64 " is larger than --size %" PRId64,
                        o->transfer, o->size);
     }
@@ -1347,7 +1218,7 @@ int main(int argc, char **argv)
             lay[p] = (layout){.mtype = MPI_DATATYPE_NULL};
         int64_t most[MAX_PATTERNS];
         for (int p = 0; p < o.npatterns; p++) {
-            patterns[o.pattern[p]].build(&o, rank, nprocs, &lay[p]);
+            layout_build(&o, &patterns[o.pattern[p]], rank, nprocs, &lay[p]);
             most[p] = lay[p].bytes;
         }
         MPI_Allreduce(MPI_IN_PLACE, most, o.npatterns, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);

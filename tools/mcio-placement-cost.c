@@ -1,6 +1,6 @@
 /*
  * mcio-placement-cost: the modelled cost of each aggregator placement policy on a large virtual
- * torus, from the pure planner alone (links mcio_plan, no MPI). On one host the network is
+ * torus, from the pure planner alone (links mcio_core, no MPI). On one host the network is
  * virtual, so this is what the model says, not a measurement.
  *
  * Setup after TAPIOCA's evaluation (Tessier, Vishwanath, Jeannot 2017, section 5.2;
@@ -23,6 +23,7 @@
 
 #include "mcio_placement.h"
 #include "mcio_plan.h"
+#include "mcio_splitmix64.h"
 
 typedef struct config {
     int ranks, per_node, aggs;
@@ -38,14 +39,6 @@ static const config configs[] = {
      "io 0 0 0 0 0\nio 0 0 0 0 2\nio 0 0 0 2 0\nio 0 0 0 2 2\n"
      "io 2 2 2 0 0\nio 2 2 2 0 2\nio 2 2 2 2 0\nio 2 2 2 2 2\n"},
 };
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 static double now(void)
 {
@@ -86,7 +79,7 @@ int main(int argc, char **argv)
         snprintf(text, sizeof text, "%s%slatency %g\nbandwidth %g\n", cf->grid, cf->io, latency,
                  bandwidth);
         mcio_network net;
-        char why[MCIO_NET_DETAIL_LEN];
+        char why[MCIO_DETAIL_LEN];
         if (mcio_network_parse(text, "built-in torus", &net, why) != MCIO_SUCCESS) {
             fprintf(stderr, "%s\n", why);
             return 1;

@@ -1,6 +1,6 @@
 /*
  * mcio-plan: what mcio would do on a job, without running it. Runs only the pure planner
- * (the mcio_plan library, no MPI) on a described layout: an access pattern and its size as in
+ * (the mcio_core library, no MPI) on a described layout: an access pattern and its size as in
  * mcio-bench, the ranks and ranks per node, the memory of each node, and hints; prints the
  * aggregation groups, the partition tree, the file domains with their bytes and aggregators,
  * and the memory each node would spend, or all of it as JSON.
@@ -21,16 +21,13 @@
 #include "mcio_hints.h"
 #include "mcio_memory.h"
 #include "mcio_plan.h"
-#include "splitmix64.h"
-
-#define HACC_PARTICLE 38 /* as mcio-bench: 7 float32, int64 id, uint16 mask */
-#define COLL_PERF_ELEM 4
+#include "patterns.h"
 
 static const char usage[] =
     "usage: mcio-plan [options]\n"
     "Plans one collective call as mcio would (the pure planner only) and prints the plan.\n"
-    "  --pattern P        contiguous, ior, coll_perf, hacc-aos, hacc-soa, random (default ior);\n"
-    "                     the layouts of mcio-bench\n"
+    "  --pattern P        contiguous, ior, coll_perf, hacc-aos, hacc-soa, random, tapioca,\n"
+    "                     mpi-io-test, gcrm, flash-io (default ior): mcio-bench's layouts\n"
     "  --size N           bytes per rank (k, m, g suffixes; default 16m)\n"
     "  --transfer N       ior transfer size (default 256k, or --size if smaller)\n"
     "  --random-max N     random: the most bytes a rank gets (default 2m)\n"
@@ -104,7 +101,7 @@ static int parse(int argc, char **argv, opts *o)
             *eq = '\0';
             if (mcio_hints_set(&o->hints, key, eq + 1, "command line", detail) != MCIO_SUCCESS)
                 return bad("%s%s", detail, "");
-        } else if (mcio_hints_parse_bytes(v, 0, INT64_MAX / 4, &x)) {
+        } else if (mcio_parse_bytes(v, 0, INT64_MAX / 4, &x)) {
             return bad("%s '%s' is not a count (digits, k/m/g suffix)", a, v);
         } else if (!strcmp(a, "--size")) {
             o->size = x;
@@ -129,101 +126,20 @@ static int parse(int argc, char **argv, opts *o)
     return 0;
 }
 
-/* ---- The patterns' summaries, in closed form ---- */
+/* ---- The patterns' summaries (tools/patterns.c) ---- */
 
-/* A balanced 3-D grid as MPI_Dims_create makes it (prime factors, largest first, each to the
- * smallest dimension; then non-increasing). */
-static void dims3(int n, int d[3])
-{
-    int f[64], nf = 0;
-    for (int p = 2, m = n; m > 1 && nf < 64; p++) {
-        if ((int64_t)p * p > m)
-            p = m;
-        while (m % p == 0 && nf < 64)
-            f[nf++] = p, m /= p;
-    }
-    d[0] = d[1] = d[2] = 1;
-    for (int i = nf - 1; i >= 0; i--) {
-        int k = d[0] <= d[1] && d[0] <= d[2] ? 0 : d[1] <= d[2] ? 1 : 2;
-        d[k] *= f[i];
-    }
-    for (int i = 0; i < 2; i++) /* sort non-increasing */
-        for (int j = 0; j < 2 - i; j++)
-            if (d[j] < d[j + 1]) {
-                int t = d[j];
-                d[j] = d[j + 1];
-                d[j + 1] = t;
-            }
-}
-
+/* Every rank's summary: 0, -1 out of memory, -2 unknown pattern, -3 --size too small for it. */
 static int summaries(const opts *o, mcio_summary *s)
 {
-    int n = o->ranks;
-    const char *p = o->pattern;
-    if (!strcmp(p, "contiguous")) {
-        for (int r = 0; r < n; r++)
-            s[r] = (mcio_summary){r * o->size, (r + 1) * o->size, o->size};
-    } else if (!strcmp(p, "ior")) {
-        int64_t t = o->transfer, seg = t > 0 ? o->size / t : 0;
-        for (int r = 0; r < n; r++)
-            s[r] = seg ? (mcio_summary){r * t, ((seg - 1) * n + r) * t + t, seg * t}
-                       : (mcio_summary){0, 0, 0};
-    } else if (!strcmp(p, "coll_perf")) {
-        int d[3];
-        dims3(n, d);
-        int64_t e = o->size / COLL_PERF_ELEM, m = (int64_t)cbrt((double)e);
-        while ((m + 1) * (m + 1) * (m + 1) <= e)
-            m++;
-        while (m > 1 && m * m * m > e)
-            m--;
-        int64_t m2 = m > 0 ? e / (m * m) : 0, g1 = d[1] * m, g2 = d[2] * m2;
-        for (int r = 0; r < n; r++) {
-            int64_t c0 = r / (d[1] * d[2]), c1 = r / d[2] % d[1], c2 = r % d[2];
-            int64_t first = ((c0 * m) * g1 + c1 * m) * g2 + c2 * m2;
-            int64_t last = ((c0 * m + m - 1) * g1 + c1 * m + m - 1) * g2 + c2 * m2 + m2;
-            s[r] = m2 > 0 ? (mcio_summary){COLL_PERF_ELEM * first, COLL_PERF_ELEM * last,
-                                           COLL_PERF_ELEM * m * m * m2}
-                          : (mcio_summary){0, 0, 0};
-        }
-    } else if (!strcmp(p, "hacc-aos")) {
-        int64_t b = o->size / HACC_PARTICLE * HACC_PARTICLE;
-        for (int r = 0; r < n; r++)
-            s[r] = b ? (mcio_summary){r * b, (r + 1) * b, b} : (mcio_summary){0, 0, 0};
-    } else if (!strcmp(p, "hacc-soa")) {
-        int64_t np = o->size / HACC_PARTICLE, last_base = (int64_t)n * np * (HACC_PARTICLE - 2);
-        for (int r = 0; r < n; r++)
-            s[r] = np ? (mcio_summary){r * np * 4, last_base + (r + 1) * np * 2, np * HACC_PARTICLE}
-                      : (mcio_summary){0, 0, 0};
-    } else if (!strcmp(p, "random")) {
-        /* The walk of mcio-bench's random pattern, once for all ranks. */
-        uint64_t st = (uint64_t)o->seed;
-        int64_t *left = malloc((size_t)n * sizeof(int64_t)), remaining = 0, pos = 0;
-        if (!left)
-            return -1;
-        for (int r = 0; r < n; r++) {
-            remaining += left[r] = (int64_t)(splitmix64(&st) % (uint64_t)(o->random_max + 1));
-            s[r] = (mcio_summary){0, 0, 0};
-        }
-        while (remaining > 0) {
-            uint64_t x = splitmix64(&st), y = splitmix64(&st);
-            if (x % 4 == 0)
-                pos += (int64_t)((x >> 2) % 4096);
-            int r = (int)((x >> 16) % (uint64_t)n);
-            while (left[r] == 0)
-                r = (r + 1) % n;
-            int64_t len = 1 + (int64_t)((y >> 5) % (1ull << (y % 17)));
-            len = len < left[r] ? len : left[r];
-            if (s[r].bytes == 0)
-                s[r].start = pos;
-            s[r].end = pos + len;
-            s[r].bytes += len;
-            left[r] -= len, remaining -= len, pos += len;
-        }
-        free(left);
-    } else {
+    const pattern *p = patterns_find(o->pattern);
+    if (!p)
         return -2;
-    }
-    return 0;
+    if (!p->summaries && o->size < p->min_size)
+        return -3; /* the closed forms take any size; the extents need the pattern's least */
+    pattern_args a = {.size = o->size, .transfer = o->transfer, .random_max = o->random_max,
+                      .seed = (uint64_t)o->seed};
+    patterns_grid(o->ranks, a.dims);
+    return patterns_summaries(p, &a, o->ranks, s);
 }
 
 /* ---- Output ---- */
@@ -268,184 +184,255 @@ static void print_tree(const mcio_ptree *t, int v, int depth, int *printed, int 
     print_tree(t, x->right, depth + 1, printed, max, json, first);
 }
 
-int main(int argc, char **argv)
-{
+/* ---- The job: the described machine, the plan and what it costs each node ---- */
+
+typedef struct job {
     opts o;
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc == 1 ? 0 : rc;
-    int n = o.ranks, nn = (n + o.per_node - 1) / o.per_node, st = 1;
-    mcio_summary *sum = malloc((size_t)n * sizeof *sum);
-    int *node = malloc((size_t)n * sizeof(int)), *sock = calloc((size_t)n, sizeof(int));
-    int64_t *mem = malloc((size_t)nn * sizeof(int64_t)), *used = calloc((size_t)nn, sizeof(int64_t));
-    int *aggs = calloc((size_t)nn, sizeof(int));
-    mcio_fdplan plan = {0};
-    mcio_memplan d = {0};
-    char detail[MCIO_DETAIL_LEN], b1[32], b2[32];
-    if (!sum || !node || !sock || !mem || !used || !aggs) {
+    int n, nn;          /* ranks, nodes */
+    mcio_summary *sum;  /* [n] */
+    int *node, *sock;   /* [n]: node and socket of each rank */
+    int64_t *mem;       /* [nn]: each node's memory budget, INT64_MAX: unlimited */
+    int64_t *used;      /* [nn]: collective buffers placed on each node */
+    int *aggs;          /* [nn]: aggregators on each node */
+    int64_t total;      /* bytes requested */
+    mcio_plan_params params;
+    int independent;    /* the ranks' accesses do not interleave: each its own domain */
+    int memory;         /* the memory strategy planned (d is filled) */
+    double secs, cpu;   /* wall and CPU time of the planning call */
+    mcio_fdplan plan;
+    mcio_memplan d;
+} job;
+
+static void job_free(job *j)
+{
+    mcio_fdplan_free(&j->plan);
+    mcio_memplan_free(&j->d);
+    free(j->sum);
+    free(j->node);
+    free(j->sock);
+    free(j->mem);
+    free(j->used);
+    free(j->aggs);
+}
+
+/* The ranks' summaries and the nodes' memory. Returns 0, or the exit status after a message. */
+static int job_describe(job *j)
+{
+    int n = j->n, nn = j->nn;
+    char detail[MCIO_DETAIL_LEN];
+    j->sum = malloc((size_t)n * sizeof *j->sum);
+    j->node = malloc((size_t)n * sizeof(int));
+    j->sock = calloc((size_t)n, sizeof(int));
+    j->mem = malloc((size_t)nn * sizeof(int64_t));
+    j->used = calloc((size_t)nn, sizeof(int64_t));
+    j->aggs = calloc((size_t)nn, sizeof(int));
+    if (!j->sum || !j->node || !j->sock || !j->mem || !j->used || !j->aggs) {
         fprintf(stderr, "mcio-plan: out of memory\n");
-        goto done;
+        return 1;
     }
-    rc = summaries(&o, sum);
+    int rc = summaries(&j->o, j->sum);
     if (rc) {
-        fprintf(stderr, rc == -2 ? "mcio-plan: unknown pattern '%s' (see --help)\n"
-                                 : "mcio-plan: out of memory (%s)\n",
-                o.pattern);
-        st = 2;
-        goto done;
+        fprintf(stderr, rc == -2   ? "mcio-plan: unknown pattern '%s' (see --help)\n"
+                        : rc == -3 ? "mcio-plan: --size is too small for the %s pattern\n"
+                                   : "mcio-plan: out of memory (%s)\n",
+                j->o.pattern);
+        return 2;
     }
     for (int r = 0; r < n; r++)
-        node[r] = r / o.per_node;
-    for (int j = 0; j < nn; j++)
-        mem[j] = INT64_MAX;
-    if (o.node_memory)
-        mcio_memory_virtual(o.node_memory, nn, mem, detail); /* checked when parsed */
-    for (int j = 0; j < nn; j++) /* the mcio_node_memory cap, as mcio_file_open applies it */
-        if (o.hints.node_memory > 0 && o.hints.node_memory < mem[j])
-            mem[j] = o.hints.node_memory;
-    mcio_topology topo = {.nprocs = n, .nnodes = nn, .node_of_rank = node, .socket_of_rank = sock,
-                          .sockets_per_node = 1, .node_mem = mem};
-    /* What a write would do: when the accesses do not interleave and romio_cb_write is not
-     * enable, the engine gives each rank its own domain (the independent plan), as here. */
-    mcio_plan_params params = mcio_hints_plan_params(&o.hints, 1);
-    if (params.stripe == 0 && o.fs.stripe > 0 && o.fs.stripe <= INT32_MAX)
-        params.stripe = o.fs.stripe; /* as the engine does (mcio_twophase.c) */
-    const mcio_planner *pl = mcio_planner_find(o.hints.strategy);
-    int independent = mcio_plan_is_independent(pl, n, sum, params);
-    int memory = !independent && !strcmp(o.hints.strategy, "memory");
+        j->node[r] = r / j->o.per_node;
+    for (int k = 0; k < nn; k++)
+        j->mem[k] = INT64_MAX;
+    if (j->o.node_memory)
+        mcio_memory_virtual(j->o.node_memory, nn, j->mem, detail); /* checked when parsed */
+    for (int k = 0; k < nn; k++) /* the mcio_node_memory cap, as mcio_file_open applies it */
+        if (j->o.hints.node_memory > 0 && j->o.hints.node_memory < j->mem[k])
+            j->mem[k] = j->o.hints.node_memory;
+    return 0;
+}
+
+/* What a write would do: when the accesses do not interleave and romio_cb_write is not
+ * enable, the engine gives each rank its own domain (the independent plan), as here.
+ * Returns 0, or the exit status after a message. */
+static int job_plan(job *j)
+{
+    mcio_topology topo = {.nprocs = j->n, .nnodes = j->nn, .node_of_rank = j->node,
+                          .socket_of_rank = j->sock, .sockets_per_node = 1, .node_mem = j->mem};
+    j->params = mcio_hints_plan_params(&j->o.hints, 1);
+    if (j->params.stripe == 0 && j->o.fs.stripe > 0 && j->o.fs.stripe <= INT32_MAX)
+        j->params.stripe = j->o.fs.stripe; /* as the engine does (mcio_twophase.c) */
+    const mcio_planner *pl = mcio_planner_find(j->o.hints.strategy);
+    j->independent = mcio_plan_is_independent(pl, j->n, j->sum, j->params);
+    j->memory = !j->independent && !strcmp(j->o.hints.strategy, "memory");
     /* Wall and CPU time: on a shared host the wall time says more about the neighbours. */
     struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-    rc = independent ? mcio_plan_independent(n, sum, params, &plan)
-         : memory    ? mcio_plan_memory(&topo, sum, params, &plan, &d)
-                     : pl->plan(&topo, sum, params, &plan);
+    int rc = j->independent ? mcio_plan_independent(j->n, j->sum, j->params, &j->plan)
+             : j->memory    ? mcio_plan_memory(&topo, j->sum, j->params, &j->plan, &j->d)
+                            : pl->plan(&topo, j->sum, j->params, &j->plan);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    double cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+    j->secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    j->cpu = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
     if (rc != MCIO_SUCCESS) {
         fprintf(stderr, "mcio-plan: planning failed: %s%s\n", status_message(rc),
                 rc == MCIO_ERR_ARG ? " (a domain would need more than 2^31 rounds)" : "");
-        goto done;
+        return 1;
     }
-    int64_t total = 0;
-    for (int r = 0; r < n; r++)
-        total += sum[r].bytes;
-    for (int k = 0; k < plan.ndomains; k++) {
-        used[node[plan.agg_rank[k]]] += mcio_fdplan_buffer(&plan, k);
-        aggs[node[plan.agg_rank[k]]]++;
+    for (int r = 0; r < j->n; r++)
+        j->total += j->sum[r].bytes;
+    for (int k = 0; k < j->plan.ndomains; k++) {
+        j->used[j->node[j->plan.agg_rank[k]]] += mcio_fdplan_buffer(&j->plan, k);
+        j->aggs[j->node[j->plan.agg_rank[k]]]++;
     }
-    int max = o.max_print, first = 1, printed = 0;
-    if (o.json) {
-        printf("{\"strategy\":\"%s\",\"independent\":%s,\"pattern\":\"%s\",\"ranks\":%d,\"ranks_per_node\":%d,"
-               "\"nodes\":%d,\"bytes\":%" PRId64 ",\"plan_seconds\":%.6f,\"plan_cpu_seconds\":%.6f,"
-               "\"nah\":%d,\"msgind\":%" PRId64
-               ",\"msggroup\":%" PRId64 ",\"memmin\":%" PRId64 ",\"domains\":%d,\"max_rounds\":%d,"
-               "\"max_buffer\":%" PRId64 ",\"fallbacks\":%d,\"fs_type\":\"%s\",\"fs_name\":\"%s\","
-               "\"stripe\":%" PRId64,
-               o.hints.strategy, independent ? "true" : "false", o.pattern, n, o.per_node, nn,
-               total, secs, cpu, params.nah,
-               params.msgind, params.msggroup, params.memmin, plan.ndomains, plan.max_rounds,
-               plan.max_buffer, plan.fallbacks, mcio_fs_type_name(o.fs.type), o.fs.name,
-               params.stripe);
-        if (memory) {
-            printf(",\"initial_leaves\":%d,\"remerges\":%d,\"groups_balanced\":%d,\"groups\":[",
-                   d.initial_leaves, d.remerges, d.balanced);
-            for (int g = 0; g < d.groups.n; g++)
-                printf("%s{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"bytes\":%" PRId64
-                       ",\"balanced\":%s}",
-                       g ? "," : "", d.groups.start[g], d.groups.end[g], d.groups.bytes[g],
-                       d.group_balanced[g] ? "true" : "false");
-            printf("],\"tree\":[");
-            for (int g = 0; g < d.tree.ngroups; g++)
-                print_tree(&d.tree, d.tree.root[g], 0, &printed, max, 1, &first);
-            printf("]");
-        }
-        printf(",\"file_domains\":[");
-        for (int k = 0; k < plan.ndomains; k++)
-            printf("%s{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"group\":%d,\"bytes\":%" PRId64
-                   ",\"aggregator\":%d,\"node\":%d,\"buffer\":%" PRId64 ",\"rounds\":%d,"
-                   "\"fallback\":%d}",
-                   k ? "," : "", plan.fd_start[k], plan.fd_end[k], memory ? d.domain_group[k] : 0,
-                   memory ? d.domain_bytes[k] : -1, plan.agg_rank[k], node[plan.agg_rank[k]],
-                   mcio_fdplan_buffer(&plan, k), plan.rounds[k], memory ? d.fallback[k] : 0);
-        printf("],\"node_memory\":[");
-        for (int j = 0; j < nn; j++)
-            printf("%s{\"budget\":%" PRId64 ",\"used\":%" PRId64 ",\"aggregators\":%d}", j ? "," : "",
-                   mem[j] == INT64_MAX ? -1 : mem[j], used[j], aggs[j]);
-        printf("]}\n");
-        st = 0;
-        goto done;
+    return 0;
+}
+
+static void print_json(const job *j)
+{
+    const mcio_fdplan *plan = &j->plan;
+    const mcio_memplan *d = &j->d;
+    int first = 1, printed = 0;
+    printf("{\"strategy\":\"%s\",\"independent\":%s,\"pattern\":\"%s\",\"ranks\":%d,\"ranks_per_node\":%d,"
+           "\"nodes\":%d,\"bytes\":%" PRId64 ",\"plan_seconds\":%.6f,\"plan_cpu_seconds\":%.6f,"
+           "\"nah\":%d,\"msgind\":%" PRId64
+           ",\"msggroup\":%" PRId64 ",\"memmin\":%" PRId64 ",\"domains\":%d,\"max_rounds\":%d,"
+           "\"max_buffer\":%" PRId64 ",\"fallbacks\":%d,\"fs_type\":\"%s\",\"fs_name\":\"%s\","
+           "\"stripe\":%" PRId64,
+           j->o.hints.strategy, j->independent ? "true" : "false", j->o.pattern, j->n,
+           j->o.per_node, j->nn, j->total, j->secs, j->cpu, j->params.nah, j->params.msgind,
+           j->params.msggroup, j->params.memmin, plan->ndomains, plan->max_rounds,
+           plan->max_buffer, plan->fallbacks, mcio_fs_type_name(j->o.fs.type), j->o.fs.name,
+           j->params.stripe);
+    if (j->memory) {
+        printf(",\"initial_leaves\":%d,\"remerges\":%d,\"groups_balanced\":%d,\"groups\":[",
+               d->initial_leaves, d->remerges, d->balanced);
+        for (int g = 0; g < d->groups.n; g++)
+            printf("%s{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"bytes\":%" PRId64
+                   ",\"balanced\":%s}",
+                   g ? "," : "", d->groups.start[g], d->groups.end[g], d->groups.bytes[g],
+                   d->group_balanced[g] ? "true" : "false");
+        printf("],\"tree\":[");
+        for (int g = 0; g < d->tree.ngroups; g++)
+            print_tree(&d->tree, d->tree.root[g], 0, &printed, j->o.max_print, 1, &first);
+        printf("]");
     }
-    human((double)total, b1, sizeof b1);
+    printf(",\"file_domains\":[");
+    for (int k = 0; k < plan->ndomains; k++)
+        printf("%s{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"group\":%d,\"bytes\":%" PRId64
+               ",\"aggregator\":%d,\"node\":%d,\"buffer\":%" PRId64 ",\"rounds\":%d,"
+               "\"fallback\":%d}",
+               k ? "," : "", plan->fd_start[k], plan->fd_end[k], j->memory ? d->domain_group[k] : 0,
+               j->memory ? d->domain_bytes[k] : -1, plan->agg_rank[k], j->node[plan->agg_rank[k]],
+               mcio_fdplan_buffer(plan, k), plan->rounds[k], j->memory ? d->fallback[k] : 0);
+    printf("],\"node_memory\":[");
+    for (int k = 0; k < j->nn; k++)
+        printf("%s{\"budget\":%" PRId64 ",\"used\":%" PRId64 ",\"aggregators\":%d}", k ? "," : "",
+               j->mem[k] == INT64_MAX ? -1 : j->mem[k], j->used[k], j->aggs[k]);
+    printf("]}\n");
+}
+
+/* The header lines of the tables: the job, the hints, the plan's totals. */
+static void print_summary(const job *j)
+{
+    char b1[32];
+    const mcio_fdplan *plan = &j->plan;
+    human((double)j->total, b1, sizeof b1);
     printf("mcio-plan: strategy %s, pattern %s, %d ranks, %d per node (%d nodes), %s requested\n",
-           o.hints.strategy, o.pattern, n, o.per_node, nn, b1);
-    if (o.fs.name[0])
-        printf("file system: %s (%s)%s, stripe %" PRId64 " bytes%s\n", mcio_fs_type_name(o.fs.type),
-               o.fs.name, o.fs.remote ? ", remote" : "", o.fs.stripe,
-               params.stripe == o.fs.stripe && o.fs.stripe > 0 ? ": file domains align on it" : "");
-    if (independent)
+           j->o.hints.strategy, j->o.pattern, j->n, j->o.per_node, j->nn, b1);
+    if (j->o.fs.name[0])
+        printf("file system: %s (%s)%s, stripe %" PRId64 " bytes%s\n",
+               mcio_fs_type_name(j->o.fs.type), j->o.fs.name, j->o.fs.remote ? ", remote" : "",
+               j->o.fs.stripe,
+               j->params.stripe == j->o.fs.stripe && j->o.fs.stripe > 0 ? ": file domains align on it"
+                                                                         : "");
+    if (j->independent)
         printf("the ranks' accesses do not interleave: each rank is the aggregator of its own "
                "region (romio_cb_write=automatic; --hint romio_cb_write=enable shows the strategy)\n");
-    if (memory)
+    if (j->memory)
         printf("hints: mcio_nah %d, mcio_msgind %" PRId64 ", mcio_msggroup %" PRId64
                ", mcio_memmin %" PRId64 ", mcio_node_memory %" PRId64 "; node memory %s\n",
-               params.nah, params.msgind, params.msggroup, params.memmin, o.hints.node_memory,
-               o.node_memory ? o.node_memory : "unlimited");
-    human((double)plan.max_buffer, b1, sizeof b1);
+               j->params.nah, j->params.msgind, j->params.msggroup, j->params.memmin,
+               j->o.hints.node_memory, j->o.node_memory ? j->o.node_memory : "unlimited");
+    human((double)plan->max_buffer, b1, sizeof b1);
     printf("planned in %.3f ms (%.3f ms of CPU): %d file domains, at most %d rounds, largest "
            "buffer %s, %d fallbacks\n",
-           secs * 1e3, cpu * 1e3, plan.ndomains, plan.max_rounds, b1, plan.fallbacks);
-    if (memory) {
-        printf("%d aggregation groups; %d leaves before remerging, %d remerges; %d groups re-cut "
-               "to even rounds\n",
-               d.groups.n, d.initial_leaves, d.remerges, d.balanced);
-        printf("\naggregation groups:\n  %5s %16s %16s %16s %8s\n", "group", "start", "end",
-               "bytes", "re-cut");
-        for (int g = 0; g < d.groups.n && g < max; g++)
-            printf("  %5d %16" PRId64 " %16" PRId64 " %16" PRId64 " %8s\n", g, d.groups.start[g],
-                   d.groups.end[g], d.groups.bytes[g], d.group_balanced[g] ? "yes" : "no");
-        if (d.groups.n > max)
-            printf("  ... %d more\n", d.groups.n - max);
-        printf("\npartition tree (after remerging and re-cutting; bytes as the planner estimates "
-               "them):\n");
-        for (int g = 0; g < d.tree.ngroups; g++)
-            print_tree(&d.tree, d.tree.root[g], 0, &printed, max, 0, &first);
-        if (printed > max)
-            printf("  ... %d more vertices\n", printed - max);
-    }
+           j->secs * 1e3, j->cpu * 1e3, plan->ndomains, plan->max_rounds, b1, plan->fallbacks);
+}
+
+/* The memory strategy's aggregation groups and partition tree. */
+static void print_groups(const job *j)
+{
+    const mcio_memplan *d = &j->d;
+    int max = j->o.max_print, first = 1, printed = 0;
+    printf("%d aggregation groups; %d leaves before remerging, %d remerges; %d groups re-cut "
+           "to even rounds\n",
+           d->groups.n, d->initial_leaves, d->remerges, d->balanced);
+    printf("\naggregation groups:\n  %5s %16s %16s %16s %8s\n", "group", "start", "end", "bytes",
+           "re-cut");
+    for (int g = 0; g < d->groups.n && g < max; g++)
+        printf("  %5d %16" PRId64 " %16" PRId64 " %16" PRId64 " %8s\n", g, d->groups.start[g],
+               d->groups.end[g], d->groups.bytes[g], d->group_balanced[g] ? "yes" : "no");
+    if (d->groups.n > max)
+        printf("  ... %d more\n", d->groups.n - max);
+    printf("\npartition tree (after remerging and re-cutting; bytes as the planner estimates "
+           "them):\n");
+    for (int g = 0; g < d->tree.ngroups; g++)
+        print_tree(&d->tree, d->tree.root[g], 0, &printed, max, 0, &first);
+    if (printed > max)
+        printf("  ... %d more vertices\n", printed - max);
+}
+
+/* The file domains, then the memory each node spends. */
+static void print_domains(const job *j)
+{
+    const mcio_fdplan *plan = &j->plan;
+    const mcio_memplan *d = &j->d;
+    int max = j->o.max_print, memory = j->memory;
+    char b1[32], b2[32];
     printf("\nfile domains:\n  %6s %5s %16s %16s %14s %10s %6s %10s %7s %s\n", "domain", "group",
            "start", "end", "bytes", "aggregator", "node", "buffer", "rounds", "");
-    for (int k = 0; k < plan.ndomains && k < max; k++)
+    for (int k = 0; k < plan->ndomains && k < max; k++)
         printf("  %6d %5d %16" PRId64 " %16" PRId64 " %14" PRId64 " %10d %6d %10" PRId64
                " %7d %s\n",
-               k, memory ? d.domain_group[k] : 0, plan.fd_start[k], plan.fd_end[k],
-               memory ? d.domain_bytes[k] : plan.win_end[k] - plan.win_start[k], plan.agg_rank[k],
-               node[plan.agg_rank[k]], mcio_fdplan_buffer(&plan, k), plan.rounds[k],
-               memory && d.fallback[k] ? "fallback" : "");
-    if (plan.ndomains > max)
-        printf("  ... %d more\n", plan.ndomains - max);
+               k, memory ? d->domain_group[k] : 0, plan->fd_start[k], plan->fd_end[k],
+               memory ? d->domain_bytes[k] : plan->win_end[k] - plan->win_start[k],
+               plan->agg_rank[k], j->node[plan->agg_rank[k]], mcio_fdplan_buffer(plan, k),
+               plan->rounds[k], memory && d->fallback[k] ? "fallback" : "");
+    if (plan->ndomains > max)
+        printf("  ... %d more\n", plan->ndomains - max);
     printf("\nmemory per node:\n  %6s %12s %12s %11s\n", "node", "budget", "used", "aggregators");
-    for (int j = 0; j < nn && j < max; j++) {
-        if (mem[j] == INT64_MAX)
+    for (int k = 0; k < j->nn && k < max; k++) {
+        if (j->mem[k] == INT64_MAX)
             snprintf(b1, sizeof b1, "unlimited");
         else
-            human((double)mem[j], b1, sizeof b1);
-        human((double)used[j], b2, sizeof b2);
-        printf("  %6d %12s %12s %11d%s\n", j, b1, b2, aggs[j], used[j] > mem[j] ? "  over" : "");
+            human((double)j->mem[k], b1, sizeof b1);
+        human((double)j->used[k], b2, sizeof b2);
+        printf("  %6d %12s %12s %11d%s\n", k, b1, b2, j->aggs[k],
+               j->used[k] > j->mem[k] ? "  over" : "");
     }
-    if (nn > max)
-        printf("  ... %d more\n", nn - max);
-    st = 0;
-done:
-    mcio_fdplan_free(&plan);
-    mcio_memplan_free(&d);
-    free(sum);
-    free(node);
-    free(sock);
-    free(mem);
-    free(used);
-    free(aggs);
-    return st;
+    if (j->nn > max)
+        printf("  ... %d more\n", j->nn - max);
+}
+
+int main(int argc, char **argv)
+{
+    job j = {0};
+    int rc = parse(argc, argv, &j.o);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    j.n = j.o.ranks;
+    j.nn = (j.n + j.o.per_node - 1) / j.o.per_node;
+    if ((rc = job_describe(&j)) == 0 && (rc = job_plan(&j)) == 0) {
+        if (j.o.json) {
+            print_json(&j);
+        } else {
+            print_summary(&j);
+            if (j.memory)
+                print_groups(&j);
+            print_domains(&j);
+        }
+    }
+    job_free(&j);
+    return rc;
 }

@@ -26,6 +26,24 @@
 #define MCIO_CBUF_FREE(p) free(p)
 #endif
 
+/* What each rank tells the others before planning: its summary and its argument check,
+ * allgathered as four int64 per rank (so a bad argument on one rank fails every rank). */
+typedef struct mcio_rank_record {
+    int64_t start, end, bytes; /* as mcio_summary */
+    int64_t status;            /* this rank's argument check: MCIO_SUCCESS or an error */
+} mcio_rank_record;
+_Static_assert(sizeof(mcio_rank_record) == 4 * sizeof(int64_t), "allgathered as 4 MPI_INT64_T");
+
+/* The times of one collective call, in nanoseconds, agreed as the slowest rank's (an allreduce
+ * of the array v); io_inline is a flag (the pipeline ran its file access inline). */
+enum { MCIO_CALL_TIMES = 8 };
+typedef union mcio_call_times {
+    struct {
+        int64_t metadata, plan, exchange, io, total, wait, overlap, io_inline;
+    };
+    int64_t v[MCIO_CALL_TIMES];
+} mcio_call_times;
+
 struct mcio_file_s {
     MPI_Comm comm; /* private duplicate: our messages never meet the application's */
     int rank, nprocs;
@@ -39,7 +57,8 @@ struct mcio_file_s {
     const mcio_io_backend *io;
     void *io_state;
     int live_plans;
-    int64_t *summaries; /* [nprocs * 4]: allgather buffer, allocated at open so a call never fails before it */
+    mcio_rank_record *summaries; /* [nprocs]: allgather buffer, allocated at open so a call
+                                    never fails before it */
     char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
     int stats_on;     /* MCIO_STATS is set (every rank: they gather the aggregators' bytes) */
     int64_t *stats_gathered; /* rank 0, [nprocs]: bytes each rank aggregated in the last call */
@@ -85,8 +104,6 @@ struct mcio_plan_s {
  * aggregator_bytes, which the simulation test compares with the real builds'.
  */
 void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p);
-
-void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *times_ns);
 
 /* Record status and detail as this thread's last error; returns status. */
 int mcio_error_set(int status, const char *detail);
@@ -183,6 +200,6 @@ enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };
 void mcio_engine_plan_free(mcio_plan plan);
 
 /* Record the stats of a finished call on the file, and append them to MCIO_STATS (rank 0). */
-void mcio_stats_record(mcio_file fh, mcio_plan plan, int write, const int64_t *times_ns);
+void mcio_stats_record(mcio_file fh, mcio_plan plan, int write, const mcio_call_times *t);
 
 #endif

@@ -146,7 +146,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     int nprocs;
     PMPI_Comm_size(dup, &nprocs);
     if (f)
-        f->summaries = malloc((size_t)nprocs * 4 * sizeof(int64_t));
+        f->summaries = malloc((size_t)nprocs * sizeof *f->summaries);
     if (!f || !f->summaries) {
         /* Still agree with the others over the duplicate, so that nobody hangs. */
         snprintf(detail, sizeof detail, "out of memory");

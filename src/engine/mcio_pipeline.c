@@ -9,74 +9,8 @@
  * section 4.3 and Algorithm 1): the same with one-sided MPI_Put into the aggregators' windows,
  * two buffers each, one fence per round, buffers in multiples of the file system's block size.
  *
- * Design. The plan's rounds are already sub-buffers (mcio_fdplan_subdivide, pure, so every
- * planner gets pipelining), and round k lives in sub-buffer k mod slots of the aggregator.
- * The exchange of a round is the classic one. What changes is who touches the file: for the
- * duration of the call each aggregator runs an I/O thread that prepares sub-buffers (reads
- * them; for a write with small holes, reads the span for read-modify-write) and flushes them
- * (writes the runs someone asked for), while the main thread, the only one calling MPI,
- * exchanges the next rounds. Ranks blocked in pwrite do not progress MPI messages in ordinary
- * MPI libraries; a thread does not need them to.
- *
- *   write:  prepare(k) -> exchange(k) -> flush(k) -> sub-buffer free for round k + slots
- *   read:   prepare(k) -> exchange(k)             -> sub-buffer free for round k + slots
- *
- * The main thread waits only for prepare(k), and the I/O thread only for the main thread's
- * exchanges: no cycle, and no MPI call waits on a file access, so no rank hangs on another's
- * I/O. With two or more sub-buffers, the exchange of round k runs while round k - 1 is written.
- *
- * Who accesses the file. The I/O thread takes the next task as soon as there is one: it reads
- * ahead into every free sub-buffer without being asked, and flushes in order. When the main
- * thread would wait for a task that nobody has started (the thread not yet scheduled, or busy
- * flushing), it runs the task itself (work-stealing), so the main thread never waits for a file
- * access that has not begun; it waits, polling and yielding the processor as its MPI waits do,
- * only for one in progress. At most two file accesses at once, one per thread. For reads this
- * matters at the start of every call: the main thread reads round 0 while the I/O thread,
- * created a moment before, reads round 1. MCIO_PIPELINE_TRACE=1 prints each round's timeline.
- *
- * Transports (mcio_transport): p2p, two-sided, per round nonblocking sends and receives with
- * derived datatypes and one Waitall (as mcio_rounds.c); rma, one-sided, each rank puts (gets)
- * its pieces straight into (from) the aggregators' sub-buffers through an MPI_Win over the
- * collective buffers, with origin and target derived datatypes, synchronised by MPI_Win_fence
- * only (MPI-3 active target, which both MPICH and Open MPI support). One fence per round when
- * every busy aggregator has two sub-buffers or more (TAPIOCA's double buffering: the fence
- * that closes round k - 1 opens round k), two otherwise. A fence opens round k only once
- * sub-buffer k mod slots is free, and MPI libraries that move the data of puts inside the
- * closing fence (as measured here) then leave the flush of round k - 2 nothing to overlap with
- * at depth 2: the one-sided transport needs depth 3 or more to overlap there.
- *
- * When the I/O thread cannot help (mcio_io_thread auto). A thread overlaps file access that
- * waits (on a device, a sleep, the network of a parallel file system) with the exchange; file
- * access that is CPU work (a copy from or into the page cache) it can overlap only on another
- * core. When the rank is bound to a single core, as MPI libraries bind ranks by default, the
- * thread inherits that core, and then it only takes turns with the main thread: measured here
- * on page-cache files, the exchange of a round doubled while the thread copied (the main
- * thread, descheduled, did not answer its messages), and pipelined reads took 1.2-1.35 times
- * depth 1's time. So the file accesses are watched: when the rank has one core and fewer than
- * half of them blocked (getrusage's voluntary context switches of the thread that ran each: a
- * sleep or a device wait blocks, a page-cache copy does not), the thread retires after the
- * second, and the main thread does the rest inline, flushing each round as soon as it is
- * exchanged, from then on in one sub-buffer (p2p; rma keeps its sub-buffers, which other ranks
- * address). The file handle remembers it: its next calls start inline, which is the classic
- * rounds, until the main thread's own accesses block, when the thread comes back. `always`
- * keeps the thread, `never` runs inline from the start; MCIO_STATS reports io_inline.
- *
- * Thread level: with the posix, slow and null backends the I/O thread calls no MPI (the MPI
- * standard asks for MPI_THREAD_FUNNELED for a process with other threads; MPICH and Open MPI
- * run them at any level). The mpiio backend calls MPI_File_write_at: its file access goes to
- * the thread only when MPI_Query_thread reports MPI_THREAD_MULTIPLE; otherwise the main thread
- * does it itself between exchanges, correctly but without overlap (t_overlap is then 0).
- *
- * Without an I/O thread, a backend with nonblocking file access (access_start, access_wait:
- * the simulation backend) still overlaps: the main thread starts each prepare and flush as soon
- * as it may (a read into every free sub-buffer, a write's flush once its round is exchanged)
- * and completes them, oldest first, only when a sub-buffer is needed, so the simulated disks
- * and network run while the exchanges go on. A simulated rank (MCIO_SIMULATE) has no thread of
- * its own: this is how the simulation build pipelines (docs/simulation.md).
- *
- * Errors: a failed file access stops file access on that rank; its exchanges go on to the
- * end, so every message and epoch completes, and the caller's agreement gives every rank the
- * status.
+ * Design notes (the I/O thread, who accesses the file, the transports, when the thread
+ * retires, thread level, errors): docs/design.md, section "Pipelined aggregation".
  *
  * Glossary (and mcio_plan.h):
  *   aggregator         the rank that gathers a file domain's data and accesses the file for it

@@ -17,7 +17,7 @@ void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p)
                 MPI_INT64_T, 0, fh->comm);
 }
 
-void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *times_ns)
+void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_times *t)
 {
     const mcio_fdplan *fd = &p->fd;
     mcio_stats *s = &fh->stats;
@@ -49,11 +49,11 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
         .rounds = p->cb_rounds,
         .bytes = p->total_bytes,
         .max_buffer_bytes = fd->max_buffer,
-        .t_metadata = times_ns[0] * 1e-9,
-        .t_plan = times_ns[1] * 1e-9,
-        .t_exchange = times_ns[2] * 1e-9,
-        .t_io = times_ns[3] * 1e-9,
-        .t_total = times_ns[4] * 1e-9,
+        .t_metadata = t->metadata * 1e-9,
+        .t_plan = t->plan * 1e-9,
+        .t_exchange = t->exchange * 1e-9,
+        .t_io = t->io * 1e-9,
+        .t_total = t->total * 1e-9,
         .aggregator_ranks = fh->stats_aggs,
         .aggregator_nodes = fh->stats_nodes,
         .nodes = nn,
@@ -62,9 +62,9 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const int64_t *time
         .fallbacks = fd->fallbacks,
         .pipeline_depth = fh->hints.pipeline_depth,
         .subbuffer_rounds = fd->max_rounds,
-        .t_wait = times_ns[5] * 1e-9,
-        .t_overlap = times_ns[6] * 1e-9,
-        .io_inline = (int)times_ns[7],
+        .t_wait = t->wait * 1e-9,
+        .t_overlap = t->overlap * 1e-9,
+        .io_inline = (int)t->io_inline,
     };
     for (int d = 0; d < fd->ndomains; d++)
         if (fd->rounds[d] > 0 && fd->window[d] > s->subbuffer_bytes)

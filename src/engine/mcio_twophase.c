@@ -4,7 +4,7 @@
  *
  *   1. metadata: every rank normalizes its extents and allgathers a summary (first byte, end,
  *      bytes, status); the allgather also agrees on bad arguments before anything moves.
- *   2. planning: a pure planner (src/plan/) turns the summaries into file domains, aggregators
+ *   2. planning: a pure planner (src/core/plan/) turns the summaries into file domains, aggregators
  *      and rounds, identically on every rank.
  *   3. list exchange: each rank sends its offset-length pieces only to the aggregators whose
  *      domain its summary overlaps (no all-to-all), and each aggregator builds its schedule.
@@ -52,13 +52,13 @@ static int64_t ns_since(double t0)
     return (int64_t)((PMPI_Wtime() - t0) * 1e9);
 }
 
-static int summary_overlaps(const int64_t *s, int64_t lo, int64_t hi)
+static int summary_overlaps(const mcio_rank_record *s, int64_t lo, int64_t hi)
 {
-    return s[2] > 0 && s[0] < hi && s[1] > lo; /* s = {start, end, bytes, status} */
+    return s->bytes > 0 && s->start < hi && s->end > lo;
 }
 
 /* Does the rank with summary s take part in domain d's list exchange? Both sides ask this. */
-static int in_domain(const mcio_fdplan *fd, int d, const int64_t *s)
+static int in_domain(const mcio_fdplan *fd, int d, const mcio_rank_record *s)
 {
     return fd->rounds[d] > 0 && summary_overlaps(s, fd->win_start[d], fd->win_end[d]);
 }
@@ -146,7 +146,7 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
                           char detail[MCIO_DETAIL_LEN])
 {
     const mcio_fdplan *fd = &p->fd;
-    const int64_t *mine = &fh->summaries[4 * fh->rank];
+    const mcio_rank_record *mine = &fh->summaries[fh->rank];
     int st = MCIO_SUCCESS, nd = fd->ndomains, nsend = 0;
     int64_t *count = b->count, *start = b->start, *flat = b->flat, *nlist = b->nlist;
     MPI_Request *sreq = b->sreq;
@@ -181,7 +181,7 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
     if (p->my_domain >= 0) {
         int d = p->my_domain;
         for (int s = 0; s < fh->nprocs; s++) {
-            if (!in_domain(fd, d, &fh->summaries[4 * s]))
+            if (!in_domain(fd, d, &fh->summaries[s]))
                 continue;
             MPI_Status status;
             int n = 0;
@@ -216,30 +216,23 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
     return st;
 }
 
-/* The planning parameters: the hints', with the file system's block size as the alignment
- * unit of a pipeline when no stripe size is given (TAPIOCA: buffers in whole blocks). */
+/* The planning parameters: the hints', aligned as a pipeline needs (mcio_pipeline_unit). */
 static mcio_plan_params plan_params(mcio_file fh, int write)
 {
     mcio_plan_params pp = mcio_hints_plan_params(&fh->hints, write);
     if (pp.stripe == 0 && fh->fs.stripe > 0 && fh->fs.stripe <= INT32_MAX)
         pp.stripe = fh->fs.stripe; /* GlusterFS's shards: the striping_unit hint wins */
-    if (fh->hints.pipeline_depth > 1 && pp.stripe == 0)
-        pp.stripe = fh->fs_block;
+    pp.stripe = mcio_pipeline_unit(fh->hints.pipeline_depth, pp.stripe, fh->fs_block);
     return pp;
 }
 
-/*
- * Cut the collective buffers into sub-buffers (mcio_pipeline_depth > 1). The sub-buffer is
- * mcio_subbuffer_size, or by default the stripe size (Sehrish et al.) or, without one, the
- * smallest multiple of the file system's block size of at least 1 MiB (TAPIOCA).
- */
+/* Cut the collective buffers into sub-buffers (mcio_pipeline_depth > 1) of the size
+ * mcio_pipeline_subbuffer gives. */
 static int subdivide(mcio_file fh, struct mcio_plan_s *p)
 {
-    int64_t unit = plan_params(fh, 1).stripe, sub = fh->hints.subbuffer_size;
-    if (sub == 0)
-        sub = fh->hints.striping_unit > 0 || fh->fs.stripe > 0
-                  ? unit
-                  : ((1 << 20) + unit - 1) / unit * unit;
+    int64_t unit = plan_params(fh, 1).stripe;
+    int64_t stripe = fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe;
+    int64_t sub = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, stripe, unit);
     p->slots = malloc(((size_t)p->fd.ndomains + 1) * sizeof(int));
     if (!p->slots)
         return MCIO_ERR_NOMEM;
@@ -291,22 +284,74 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
                : MCIO_SUCCESS;
 }
 
-/* romio_cb_write/read disable: no file domains; fd lists each rank with data as the aggregator
- * of its own span (for the statistics), with no rounds and no buffer. */
-static int plan_own(int nprocs, const mcio_summary *sum, mcio_fdplan *fd)
+/* Phase 2, pure: the summaries into a plan (or, with romio_cb_* disable, the own-access
+ * plan), the same on every rank. */
+static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
 {
-    int n = 0;
-    for (int r = 0; r < nprocs; r++)
-        n += sum[r].bytes > 0;
-    if (mcio_fdplan_alloc(fd, n) != MCIO_SUCCESS)
+    mcio_summary *sum = malloc((size_t)fh->nprocs * sizeof *sum);
+    if (!sum)
         return MCIO_ERR_NOMEM;
-    for (int r = 0, d = 0; r < nprocs; r++)
-        if (sum[r].bytes > 0) {
-            fd->agg_rank[d] = r;
-            fd->fd_start[d] = sum[r].start;
-            fd->fd_end[d++] = sum[r].end;
-        }
-    return MCIO_SUCCESS;
+    for (int r = 0; r < fh->nprocs; r++)
+        sum[r] = (mcio_summary){fh->summaries[r].start, fh->summaries[r].end,
+                                fh->summaries[r].bytes};
+    mcio_topology topo = {.nprocs = fh->nprocs,
+                          .nnodes = fh->machine.nnodes,
+                          .node_of_rank = fh->machine.node_of_rank,
+                          .socket_of_rank = fh->machine.socket_of_rank,
+                          .sockets_per_node = fh->machine.sockets_per_node,
+                          .net = &fh->machine.net,
+                          .node_mem = fh->node_budget};
+    p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
+    int st = p->own_access ? mcio_plan_own(fh->nprocs, sum, &p->fd)
+                           : mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
+                                            plan_params(fh, write), &p->fd);
+    for (int r = 0; r < fh->nprocs; r++)
+        p->total_bytes += sum[r].bytes;
+    free(sum);
+    return st;
+}
+
+/* Still phase 2, local: sub-buffers, this rank's pieces cut by domain and round, the list
+ * buffers, and which domain this rank aggregates. */
+static int schedule_mine(mcio_file fh, struct mcio_plan_s *p, list_bufs *lb)
+{
+    int st = MCIO_SUCCESS;
+    if (fh->hints.pipeline_depth > 1)
+        st = subdivide(fh, p);
+    if (st == MCIO_SUCCESS)
+        st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
+    if (st == MCIO_SUCCESS)
+        st = list_bufs_alloc(lb, p->fd.ndomains, p->send.npieces, fh->nprocs);
+    for (int d = 0; st == MCIO_SUCCESS && d < p->fd.ndomains; d++)
+        if (p->fd.agg_rank[d] == fh->rank)
+            p->my_domain = d;
+    return st;
+}
+
+/* Phase 3: offset-length lists, point to point; then the buffers the rounds will need and the
+ * plan's own memory. Not agreed here. */
+static int exchange_and_allocate(mcio_file fh, struct mcio_plan_s *p, list_bufs *lb, int aggregate,
+                                 mcio_plan *out, char detail[MCIO_DETAIL_LEN])
+{
+    int st = MCIO_SUCCESS;
+    if (aggregate)
+        st = exchange_lists(fh, p, lb, detail);
+    list_bufs_free(lb, fh->nprocs);
+    if (aggregate && st == MCIO_SUCCESS && alloc_round_scratch(p) != MCIO_SUCCESS) {
+        st = MCIO_ERR_NOMEM;
+        snprintf(detail, MCIO_DETAIL_LEN, "cannot allocate a collective buffer of %" PRId64 " bytes",
+                 p->cbuf_len);
+    }
+    if (aggregate && st == MCIO_SUCCESS && mcio_executor_of(fh) == &mcio_exec_pipeline &&
+        mcio_pipeline_prepare(p) != MCIO_SUCCESS) {
+        st = MCIO_ERR_NOMEM;
+        snprintf(detail, MCIO_DETAIL_LEN, "out of memory preparing the pipeline");
+    }
+    if (st == MCIO_SUCCESS && !(*out = malloc(sizeof *p))) {
+        st = MCIO_ERR_NOMEM;
+        snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
+    }
+    return st;
 }
 
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
@@ -328,52 +373,24 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
 
     /* 1. Metadata: the summaries, whose status field agrees on bad arguments. */
     mcio_summary mine = mcio_extents_summary(p->ext, p->next);
-    int64_t rec[4] = {mine.start, mine.end, mine.bytes, st};
-    PMPI_Allgather(rec, 4, MPI_INT64_T, fh->summaries, 4, MPI_INT64_T, fh->comm);
+    mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st};
+    PMPI_Allgather(&rec, 4, MPI_INT64_T, fh->summaries, 4, MPI_INT64_T, fh->comm);
     int any_failed = 0;
     for (int r = 0; r < fh->nprocs; r++)
-        any_failed |= fh->summaries[4 * r + 3] != MCIO_SUCCESS;
+        any_failed |= fh->summaries[r].status != MCIO_SUCCESS;
     if (any_failed) {
         st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
         goto fail;
     }
     double t1 = PMPI_Wtime();
 
-    /* 2. Planning: pure, the same on every rank. */
-    mcio_summary *sum = malloc((size_t)fh->nprocs * sizeof *sum);
-    if (!sum) {
-        st = MCIO_ERR_NOMEM;
-    } else {
-        for (int r = 0; r < fh->nprocs; r++)
-            sum[r] = (mcio_summary){fh->summaries[4 * r], fh->summaries[4 * r + 1],
-                                    fh->summaries[4 * r + 2]};
-        mcio_topology topo = {.nprocs = fh->nprocs,
-                              .nnodes = fh->machine.nnodes,
-                              .node_of_rank = fh->machine.node_of_rank,
-                              .socket_of_rank = fh->machine.socket_of_rank,
-                              .sockets_per_node = fh->machine.sockets_per_node,
-                              .net = &fh->machine.net,
-                              .node_mem = fh->node_budget};
-        p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
-        st = p->own_access ? plan_own(fh->nprocs, sum, &p->fd)
-                           : mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
-                                            plan_params(fh, write), &p->fd);
-        for (int r = 0; r < fh->nprocs; r++)
-            p->total_bytes += sum[r].bytes;
-        free(sum);
-    }
+    /* 2. Planning: pure, the same on every rank; then this rank's schedule. An own-access plan
+     * has no domains to schedule, no lists and no buffers. */
+    st = plan_domains(fh, p, write);
     p->cb_rounds = p->fd.max_rounds;
-    /* An own-access plan has no domains to schedule, no lists and no buffers. */
     int aggregate = !p->own_access;
-    if (aggregate && st == MCIO_SUCCESS && fh->hints.pipeline_depth > 1)
-        st = subdivide(fh, p);
     if (aggregate && st == MCIO_SUCCESS)
-        st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
-    if (aggregate && st == MCIO_SUCCESS)
-        st = list_bufs_alloc(&lb, p->fd.ndomains, p->send.npieces, fh->nprocs);
-    for (int d = 0; aggregate && st == MCIO_SUCCESS && d < p->fd.ndomains; d++)
-        if (p->fd.agg_rank[d] == fh->rank)
-            p->my_domain = d;
+        st = schedule_mine(fh, p, &lb);
     if (st == MCIO_ERR_ARG)
         snprintf(detail, MCIO_DETAIL_LEN,
                  "a file domain would need more than 2^31 rounds of cb_buffer_size=%" PRId64
@@ -387,23 +404,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         goto fail;
 
     /* 3. Offset-length lists, point to point; then the buffers the rounds will need. */
-    if (aggregate)
-        st = exchange_lists(fh, p, &lb, detail);
-    list_bufs_free(&lb, fh->nprocs);
-    if (aggregate && st == MCIO_SUCCESS && alloc_round_scratch(p) != MCIO_SUCCESS) {
-        st = MCIO_ERR_NOMEM;
-        snprintf(detail, MCIO_DETAIL_LEN, "cannot allocate a collective buffer of %" PRId64 " bytes",
-                 p->cbuf_len);
-    }
-    if (aggregate && st == MCIO_SUCCESS && mcio_executor_of(fh) == &mcio_exec_pipeline &&
-        mcio_pipeline_prepare(p) != MCIO_SUCCESS) {
-        st = MCIO_ERR_NOMEM;
-        snprintf(detail, MCIO_DETAIL_LEN, "out of memory preparing the pipeline");
-    }
-    if (st == MCIO_SUCCESS && !(*out = malloc(sizeof tmp))) {
-        st = MCIO_ERR_NOMEM;
-        snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
-    }
+    st = exchange_and_allocate(fh, p, &lb, aggregate, out, detail);
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
@@ -464,11 +465,17 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
         }
     }
     /* 5. Agreement, with the slowest rank's times. */
-    int64_t times[8] = {(int64_t)(p->t_metadata * 1e9), (int64_t)(p->t_plan * 1e9), t.exchange,
-                        t.io, ns_since(t0), t.wait, t.overlap, t.io_inline};
-    st = mcio_engine_agree(fh->comm, io_st, detail, times, 8);
+    mcio_call_times times = {.metadata = (int64_t)(p->t_metadata * 1e9),
+                             .plan = (int64_t)(p->t_plan * 1e9),
+                             .exchange = t.exchange,
+                             .io = t.io,
+                             .total = ns_since(t0),
+                             .wait = t.wait,
+                             .overlap = t.overlap,
+                             .io_inline = t.io_inline};
+    st = mcio_engine_agree(fh->comm, io_st, detail, times.v, MCIO_CALL_TIMES);
     if (fh->stats_on)
         mcio_stats_gather_aggregator_bytes(fh, p);
-    mcio_stats_record(fh, p, write, times);
+    mcio_stats_record(fh, p, write, &times);
     return st;
 }

@@ -113,7 +113,7 @@ int mcio_machine_load_network(MPI_Comm comm, mcio_machine *m, const char *hint_p
         return st;
     }
     text[head[1]] = '\0';
-    char why[MCIO_NET_DETAIL_LEN];
+    char why[MCIO_DETAIL_LEN];
     st = mcio_network_parse(text, path, &m->net, why);
     free(text);
     if (st != MCIO_SUCCESS) {

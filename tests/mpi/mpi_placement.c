@@ -131,7 +131,7 @@ static void scenario(const char *topo_path, int placement, int rule, int via_env
             sum[r] = (mcio_summary){all[r].n ? all[r].off[0] : 0, mt_ext_end(&all[r]),
                                     mt_ext_bytes(&all[r])};
         mcio_network net;
-        char why[MCIO_NET_DETAIL_LEN];
+        char why[MCIO_DETAIL_LEN];
         CHECKF(mcio_network_parse(mesh_text, "mesh", &net, why) == 0, "%s", why);
         mcio_topology topo = {.nprocs = n, .nnodes = nnodes, .node_of_rank = node,
                               .socket_of_rank = sock, .sockets_per_node = sockets, .net = &net};

@@ -1,5 +1,5 @@
 /*
- * Hint parsing (src/util/mcio_hints.c): defaults, mcio_hints_set for every key with valid and
+ * Hint parsing (src/core/util/mcio_hints.c): defaults, mcio_hints_set for every key with valid and
  * malformed values, mcio_hints_parse_line, mcio_hints_get and its round trip through
  * mcio_hints_set. Expected values from docs/hints.md and mcio_hints.h.
  */

@@ -1,5 +1,5 @@
 /*
- * The independent plan (src/plan/independent.c) and the choice between it and a strategy
+ * The independent plan (src/core/plan/independent.c) and the choice between it and a strategy
  * (mcio_plan_make): exact domains for small layouts, and the interleaving test on its edges.
  */
 #include "plan_test_util.h"
@@ -77,6 +77,34 @@ TEST(Independent, NobodyHasData)
               MCIO_SUCCESS);
     EXPECT_EQ(P.p.ndomains, 0);
     EXPECT_EQ(P.p.max_rounds, 0);
+}
+
+/* romio_cb_* disable: each rank with data listed as the aggregator of its own span, in rank
+ * order (not file order), no rounds, no buffer. */
+TEST(Own, EachRankWithDataItsOwnSpanInRankOrder)
+{
+    std::vector<mcio_summary> sum = {{500, 800, 200}, {0, 0, 0}, {0, 250, 250}, {250, 500, 250}};
+    Plan P;
+    ASSERT_EQ(mcio_plan_own(4, sum.data(), &P.p), MCIO_SUCCESS);
+    ASSERT_EQ(P.p.ndomains, 3);
+    const int ranks[] = {0, 2, 3};
+    const int64_t starts[] = {500, 0, 250}, ends[] = {800, 250, 500};
+    for (int d = 0; d < 3; d++) {
+        EXPECT_EQ(P.p.agg_rank[d], ranks[d]) << d;
+        EXPECT_EQ(P.p.fd_start[d], starts[d]) << d;
+        EXPECT_EQ(P.p.fd_end[d], ends[d]) << d;
+        EXPECT_EQ(P.p.rounds[d], 0) << d;
+        EXPECT_EQ(mcio_fdplan_buffer(&P.p, d), 0) << d;
+    }
+    EXPECT_EQ(P.p.max_rounds, 0);
+}
+
+TEST(Own, NobodyHasData)
+{
+    std::vector<mcio_summary> sum = {{0, 0, 0}, {0, 0, 0}};
+    Plan P;
+    ASSERT_EQ(mcio_plan_own(2, sum.data(), &P.p), MCIO_SUCCESS);
+    EXPECT_EQ(P.p.ndomains, 0);
 }
 
 /* mcio_plan_make: the strategy when accesses interleave or cb is enabled, else independent. */

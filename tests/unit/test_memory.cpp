@@ -1,5 +1,5 @@
 /*
- * The memory strategy (src/plan/memory.c), component by component, on the examples of the
+ * The memory strategy (src/core/plan/memory.c), component by component, on the examples of the
  * paper (Wang et al., memory-conscious collective I/O, section 3): the 9-process, 3-node group
  * division of Fig. 5, a partition tree of five file domains as in Fig. 7, both remerge cases
  * of Fig. 8 (and the mirror of case 2), and the location of Fig. 9 failing on a node short of

@@ -25,7 +25,7 @@ struct Net {
     int st = 0;
     explicit Net(const char *text)
     {
-        char d[MCIO_NET_DETAIL_LEN];
+        char d[MCIO_DETAIL_LEN];
         st = mcio_network_parse(text, "t.conf", &n, d);
         detail = st ? d : "";
     }

@@ -1,5 +1,5 @@
 /*
- * The memory half of the machine description (src/machine/mcio_memory.c): virtual memory
+ * The memory half of the machine description (src/core/machine/mcio_memory.c): virtual memory
  * specs (explicit lists, normal distribution) and MemAvailable from /proc/meminfo text.
  */
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 /*
- * Sub-buffers of the pipelined executors (src/plan/pipeline.c, mcio_fdplan_subdivide): exact
+ * Sub-buffers of the pipelined executors (src/core/plan/pipeline.c, mcio_fdplan_subdivide): exact
  * sub-buffer sizes, rounds and sub-buffers in flight for hand-computed cases, and, through the
  * romio planner and the schedule, that sub-buffers fall on stripe multiples and that no piece
  * crosses one. The hint keys of the pipeline are in test_hints.cpp.
@@ -88,6 +88,25 @@ INSTANTIATE_TEST_SUITE_P(Pipeline, Subdivide, ::testing::ValuesIn(cases),
                          [](const ::testing::TestParamInfo<Case> &i) {
                              return std::string(i.param.name);
                          });
+
+/* The alignment unit: the stripe; a pipeline without one aligns on the file-system block. */
+TEST(Pipeline, UnitIsTheStripeOrThePipelinesBlock)
+{
+    EXPECT_EQ(mcio_pipeline_unit(1, 0, 4096), 0);           /* classic: no alignment */
+    EXPECT_EQ(mcio_pipeline_unit(1, 1 << 20, 4096), 1 << 20);
+    EXPECT_EQ(mcio_pipeline_unit(2, 0, 4096), 4096);        /* TAPIOCA: whole blocks */
+    EXPECT_EQ(mcio_pipeline_unit(4, 65536, 4096), 65536);   /* the stripe wins */
+}
+
+/* The sub-buffer: the hint; else the stripe; else the least block multiple of 1 MiB or more. */
+TEST(Pipeline, SubBufferDefaults)
+{
+    EXPECT_EQ(mcio_pipeline_subbuffer(300000, 65536, 65536), 300000);
+    EXPECT_EQ(mcio_pipeline_subbuffer(0, 65536, 65536), 65536);        /* Sehrish et al. */
+    EXPECT_EQ(mcio_pipeline_subbuffer(0, 0, 4096), 1 << 20);           /* TAPIOCA */
+    EXPECT_EQ(mcio_pipeline_subbuffer(0, 0, 1000000), 2000000);        /* a multiple of it */
+    EXPECT_EQ(mcio_pipeline_subbuffer(0, 0, 3 << 20), 3 << 20);
+}
 
 TEST(Pipeline, EmptyDomainKeepsNoRounds)
 {

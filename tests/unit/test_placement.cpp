@@ -27,7 +27,7 @@ struct NetText {
     mcio_network n = mcio_network_flat();
     explicit NetText(const char *text)
     {
-        char d[MCIO_NET_DETAIL_LEN];
+        char d[MCIO_DETAIL_LEN];
         EXPECT_EQ(mcio_network_parse(text, "test", &n, d), 0) << d;
     }
     ~NetText() { mcio_network_free(&n); }

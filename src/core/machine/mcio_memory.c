@@ -7,15 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcio_hints.h"
-
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+#include "mcio_splitmix64.h"
 
 /* A uniform double in (0, 1]. */
 static double unit(uint64_t *state)
@@ -47,7 +39,7 @@ int mcio_memory_virtual(const char *spec, int nnodes, int64_t *node_mem,
         int n = 0;
         for (p = spec + 7; p && n < 3; n++) {
             p = field(p, ':', buf, sizeof buf);
-            if (mcio_hints_parse_bytes(buf, 0, INT64_MAX / 4, &v[n]))
+            if (mcio_parse_bytes(buf, 0, INT64_MAX / 4, &v[n]))
                 goto bad;
         }
         if (p || n < 2)
@@ -65,7 +57,7 @@ int mcio_memory_virtual(const char *spec, int nnodes, int64_t *node_mem,
     for (p = spec; p;) {
         int64_t x;
         p = field(p, ',', buf, sizeof buf);
-        if (mcio_hints_parse_bytes(buf, 0, INT64_MAX, &x))
+        if (mcio_parse_bytes(buf, 0, INT64_MAX, &x))
             goto bad;
         count++;
     }
@@ -74,7 +66,7 @@ int mcio_memory_virtual(const char *spec, int nnodes, int64_t *node_mem,
         p = spec;
         for (int i = 0; i <= k; i++)
             p = field(p, ',', buf, sizeof buf);
-        mcio_hints_parse_bytes(buf, 0, INT64_MAX, &node_mem[j]);
+        mcio_parse_bytes(buf, 0, INT64_MAX, &node_mem[j]);
     }
     return MCIO_SUCCESS;
 bad:

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "mcio_plan.h" /* MCIO_DETAIL_LEN, status codes */
+#include "mcio_base.h" /* MCIO_DETAIL_LEN, status codes */
 
 #ifdef __cplusplus
 extern "C" {

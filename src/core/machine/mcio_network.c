@@ -123,12 +123,12 @@ typedef struct parser {
 
 static int fail(parser *p, int line, const char *fmt, ...)
 {
-    int n = line > 0 ? snprintf(p->detail, MCIO_NET_DETAIL_LEN, "%s:%d: ", p->name, line)
-                     : snprintf(p->detail, MCIO_NET_DETAIL_LEN, "%s: ", p->name);
-    if (n >= 0 && n < MCIO_NET_DETAIL_LEN) {
+    int n = line > 0 ? snprintf(p->detail, MCIO_DETAIL_LEN, "%s:%d: ", p->name, line)
+                     : snprintf(p->detail, MCIO_DETAIL_LEN, "%s: ", p->name);
+    if (n >= 0 && n < MCIO_DETAIL_LEN) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(p->detail + n, MCIO_NET_DETAIL_LEN - (size_t)n, fmt, ap);
+        vsnprintf(p->detail + n, MCIO_DETAIL_LEN - (size_t)n, fmt, ap);
         va_end(ap);
     }
     return MCIO_ERR_ARG;
@@ -462,13 +462,76 @@ static int key_is(const char *tok, const char *key, const char **val)
     return 1;
 }
 
-static int parse_slurm(parser *p, const char *text, mcio_network *net)
+/* A "#mcio key=value ..." line of a Slurm file: the network's links, or the I/O nodes. */
+static int slurm_directive(parser *p, slurm *s, char **tok, int n, mcio_network *net)
 {
-    slurm s = {0};
+    char why[160];
+    for (int i = 0; i < n; i++) {
+        const char *val;
+        char *eq = strchr(tok[i], '=');
+        if (!eq)
+            return fail(p, p->line, "'#mcio %s' is not key=value", tok[i]);
+        *eq = '\0';
+        val = eq + 1;
+        int r = link_key(p, tok[i], val, net);
+        if (r < 0)
+            return -r;
+        if (r)
+            continue;
+        if (strcmp(tok[i], "io") != 0)
+            return fail(p, p->line, "unknown #mcio key '%s' (io, latency, bandwidth)", tok[i]);
+        if (expand_hostlist(val, slurm_add_io, s, why, sizeof why))
+            return fail(p, p->line, "io=%s: %s", val, why);
+        s->io_line = p->line;
+    }
+    return MCIO_SUCCESS;
+}
+
+/* A "SwitchName=<name> Nodes=... Switches=..." line; *cap is the switch arrays' capacity. */
+static int slurm_switch(parser *p, slurm *s, char **tok, int n, int *cap)
+{
+    char why[160];
+    const char *swname = NULL;
+    if (!key_is(tok[0], "SwitchName", &swname) || !*swname)
+        return fail(p, p->line, "expected SwitchName=<name> first, found '%s'", tok[0]);
+    if (names_find(&s->sw, swname) >= 0)
+        return fail(p, p->line, "switch '%s' defined twice (first on line %d)", swname,
+                    s->sw_line[names_find(&s->sw, swname)]);
+    int k = names_add(&s->sw, swname);
+    int c1 = *cap, c2 = *cap, c3 = *cap;
+    if (k < 0 || grow_int(&s->parent, &c1, k + 1) || grow_int(&s->parent_line, &c2, k + 1) ||
+        grow_int(&s->sw_line, &c3, k + 1))
+        return MCIO_ERR_NOMEM;
+    *cap = c1;
+    s->parent[k] = -1;
+    s->sw_line[k] = p->line;
+    s->cur = k;
+    s->line = p->line;
+    for (int i = 1; i < n; i++) {
+        const char *val;
+        if (key_is(tok[i], "Nodes", &val)) {
+            if (expand_hostlist(val, slurm_add_node, s, why, sizeof why)) {
+                if (strcmp(why, "duplicate or unknown name") == 0)
+                    snprintf(why, sizeof why, "a node is listed under two switches");
+                return fail(p, p->line, "Nodes=%s: %s", val, why);
+            }
+        } else if (key_is(tok[i], "Switches", &val)) {
+            if (expand_hostlist(val, slurm_add_ref, s, why, sizeof why))
+                return fail(p, p->line, "Switches=%s: %s", val, why);
+        } else if (!strchr(tok[i], '=')) {
+            return fail(p, p->line, "'%s' is not key=value", tok[i]);
+        } /* LinkSpeed= and other Slurm keys mean nothing to the model */
+    }
+    return MCIO_SUCCESS;
+}
+
+/* Each line of the file: directives and switches; comments dropped. */
+static int slurm_lines(parser *p, const char *text, slurm *s, mcio_network *net)
+{
     int st = MCIO_SUCCESS, nsw_cap = 0;
-    char *tok[MAX_TOKENS], why[160];
+    char *tok[MAX_TOKENS];
     char *line = NULL;
-    for (p->line = 1; (line = next_line(&text)) != NULL; p->line++, free(line)) {
+    for (p->line = 1; (line = next_line(&text)) != NULL; p->line++) {
         /* "#mcio key=value ..." carries what Slurm's format has no words for; Slurm reads it as
          * a comment, so one file serves both. Other comments are dropped. */
         char *body = line;
@@ -481,150 +544,73 @@ static int parse_slurm(parser *p, const char *text, mcio_network *net)
         else if (strchr(body, '#'))
             *strchr(body, '#') = '\0';
         int n = tokenize(body, tok);
-        if (n < 0) {
+        if (n < 0)
             st = fail(p, p->line, "too many words on one line");
-            goto done;
-        }
-        if (n == 0)
-            continue;
-        if (directive) {
-            for (int i = 0; i < n; i++) {
-                const char *val;
-                char *eq = strchr(tok[i], '=');
-                if (!eq) {
-                    st = fail(p, p->line, "'#mcio %s' is not key=value", tok[i]);
-                    goto done;
-                }
-                *eq = '\0';
-                val = eq + 1;
-                int r = link_key(p, tok[i], val, net);
-                if (r < 0) {
-                    st = -r;
-                    goto done;
-                }
-                if (r)
-                    continue;
-                if (strcmp(tok[i], "io") != 0) {
-                    st = fail(p, p->line, "unknown #mcio key '%s' (io, latency, bandwidth)",
-                              tok[i]);
-                    goto done;
-                }
-                if (expand_hostlist(val, slurm_add_io, &s, why, sizeof why)) {
-                    st = fail(p, p->line, "io=%s: %s", val, why);
-                    goto done;
-                }
-                s.io_line = p->line;
-            }
-            continue;
-        }
-        const char *swname = NULL;
-        if (!key_is(tok[0], "SwitchName", &swname) || !*swname) {
-            st = fail(p, p->line, "expected SwitchName=<name> first, found '%s'", tok[0]);
-            goto done;
-        }
-        if (names_find(&s.sw, swname) >= 0) {
-            st = fail(p, p->line, "switch '%s' defined twice (first on line %d)", swname,
-                      s.sw_line[names_find(&s.sw, swname)]);
-            goto done;
-        }
-        int k = names_add(&s.sw, swname);
-        int c1 = nsw_cap, c2 = nsw_cap, c3 = nsw_cap;
-        if (k < 0 || grow_int(&s.parent, &c1, k + 1) || grow_int(&s.parent_line, &c2, k + 1) ||
-            grow_int(&s.sw_line, &c3, k + 1)) {
-            st = MCIO_ERR_NOMEM;
-            goto done;
-        }
-        nsw_cap = c1;
-        s.parent[k] = -1;
-        s.sw_line[k] = p->line;
-        s.cur = k;
-        s.line = p->line;
-        for (int i = 1; i < n; i++) {
-            const char *val;
-            if (key_is(tok[i], "Nodes", &val)) {
-                if (expand_hostlist(val, slurm_add_node, &s, why, sizeof why)) {
-                    if (strcmp(why, "duplicate or unknown name") == 0)
-                        snprintf(why, sizeof why, "a node is listed under two switches");
-                    st = fail(p, p->line, "Nodes=%s: %s", val, why);
-                    goto done;
-                }
-            } else if (key_is(tok[i], "Switches", &val)) {
-                if (expand_hostlist(val, slurm_add_ref, &s, why, sizeof why)) {
-                    st = fail(p, p->line, "Switches=%s: %s", val, why);
-                    goto done;
-                }
-            } else if (!strchr(tok[i], '=')) {
-                st = fail(p, p->line, "'%s' is not key=value", tok[i]);
-                goto done;
-            } /* LinkSpeed= and other Slurm keys mean nothing to the model */
-        }
+        else if (n > 0)
+            st = directive ? slurm_directive(p, s, tok, n, net)
+                           : slurm_switch(p, s, tok, n, &nsw_cap);
+        free(line);
+        if (st != MCIO_SUCCESS)
+            break;
     }
-    /* Resolve Switches= references. */
-    for (int i = 0; i < s.nref; i++) {
-        int child = names_find(&s.sw, s.ref[i]);
-        if (child < 0) {
-            st = fail(p, s.ref_line[i], "switch '%s' is not defined", s.ref[i]);
-            goto done;
-        }
-        if (s.parent[child] >= 0) {
-            st = fail(p, s.ref_line[i], "switch '%s' already has parent '%s' (line %d)", s.ref[i],
-                      s.sw.name[s.parent[child]], s.parent_line[child]);
-            goto done;
-        }
-        s.parent[child] = s.ref_parent[i];
-        s.parent_line[child] = s.ref_line[i];
+    return st;
+}
+
+/* Resolve Switches= references into parents; then check the switches make one tree (no
+ * cycles, one root) and set *root. */
+static int slurm_tree(parser *p, slurm *s, int *root)
+{
+    for (int i = 0; i < s->nref; i++) {
+        int child = names_find(&s->sw, s->ref[i]);
+        if (child < 0)
+            return fail(p, s->ref_line[i], "switch '%s' is not defined", s->ref[i]);
+        if (s->parent[child] >= 0)
+            return fail(p, s->ref_line[i], "switch '%s' already has parent '%s' (line %d)",
+                        s->ref[i], s->sw.name[s->parent[child]], s->parent_line[child]);
+        s->parent[child] = s->ref_parent[i];
+        s->parent_line[child] = s->ref_line[i];
     }
-    if (s.node.n == 0) {
-        st = fail(p, 0, "no nodes (no Nodes= on any SwitchName line)");
-        goto done;
-    }
-    /* One tree: no cycles, one root. */
-    int root = -1;
-    for (int k = 0; k < s.sw.n; k++) {
+    if (s->node.n == 0)
+        return fail(p, 0, "no nodes (no Nodes= on any SwitchName line)");
+    *root = -1;
+    for (int k = 0; k < s->sw.n; k++) {
         int steps = 0, x = k;
-        while (s.parent[x] >= 0 && steps <= s.sw.n)
-            x = s.parent[x], steps++;
-        if (steps > s.sw.n) {
-            st = fail(p, s.sw_line[k], "switch '%s' is its own ancestor", s.sw.name[k]);
-            goto done;
-        }
-        if (root < 0)
-            root = x;
-        else if (x != root) {
-            st = fail(p, s.sw_line[x],
-                      "switches '%s' and '%s' have no common switch: the file must describe one "
-                      "tree",
-                      s.sw.name[root], s.sw.name[x]);
-            goto done;
-        }
+        while (s->parent[x] >= 0 && steps <= s->sw.n)
+            x = s->parent[x], steps++;
+        if (steps > s->sw.n)
+            return fail(p, s->sw_line[k], "switch '%s' is its own ancestor", s->sw.name[k]);
+        if (*root < 0)
+            *root = x;
+        else if (x != *root)
+            return fail(p, s->sw_line[x],
+                        "switches '%s' and '%s' have no common switch: the file must describe "
+                        "one tree",
+                        s->sw.name[*root], s->sw.name[x]);
     }
-    net->kind = MCIO_NET_TREE;
-    net->nnodes = s.node.n;
-    net->nswitches = s.sw.n;
-    net->parent = s.parent;
-    net->switch_of_node = s.node_switch;
-    s.parent = s.node_switch = NULL;
+    return MCIO_SUCCESS;
+}
+
+/* Each node's nearest I/O node and its hops. Bridges: named nodes or switches; by default the
+ * I/O node hangs from the root switch. */
+static int slurm_bridges(parser *p, const slurm *s, int root, mcio_network *net)
+{
     net->io_hops = malloc((size_t)net->nnodes * sizeof(int));
     net->io_of_node = malloc((size_t)net->nnodes * sizeof(int));
-    if (!net->io_hops || !net->io_of_node) {
-        st = MCIO_ERR_NOMEM;
-        goto done;
-    }
-    /* Bridges: named nodes or switches; by default the I/O node hangs from the root switch. */
-    net->nio = s.io.n ? s.io.n : 1;
+    if (!net->io_hops || !net->io_of_node)
+        return MCIO_ERR_NOMEM;
+    net->nio = s->io.n ? s->io.n : 1;
     for (int a = 0; a < net->nnodes; a++) {
         net->io_hops[a] = INT_MAX;
         for (int i = 0; i < net->nio; i++) {
             int h;
-            if (!s.io.n) {
+            if (!s->io.n) {
                 h = tree_levels(net, net->switch_of_node[a], root) + 1;
             } else {
-                int nd = names_find(&s.node, s.io.name[i]), sw = names_find(&s.sw, s.io.name[i]);
-                if (nd < 0 && sw < 0) {
-                    st = fail(p, s.io_line, "io: '%s' is neither a node nor a switch",
-                              s.io.name[i]);
-                    goto done;
-                }
+                int nd = names_find(&s->node, s->io.name[i]);
+                int sw = names_find(&s->sw, s->io.name[i]);
+                if (nd < 0 && sw < 0)
+                    return fail(p, s->io_line, "io: '%s' is neither a node nor a switch",
+                                s->io.name[i]);
                 h = (nd >= 0 ? mcio_network_hops(net, a, nd)
                              : tree_levels(net, net->switch_of_node[a], sw)) + 1;
             }
@@ -634,8 +620,25 @@ static int parse_slurm(parser *p, const char *text, mcio_network *net)
             }
         }
     }
-done:
-    free(line);
+    return MCIO_SUCCESS;
+}
+
+static int parse_slurm(parser *p, const char *text, mcio_network *net)
+{
+    slurm s = {0};
+    int root = -1;
+    int st = slurm_lines(p, text, &s, net);
+    if (st == MCIO_SUCCESS)
+        st = slurm_tree(p, &s, &root);
+    if (st == MCIO_SUCCESS) {
+        net->kind = MCIO_NET_TREE;
+        net->nnodes = s.node.n;
+        net->nswitches = s.sw.n;
+        net->parent = s.parent;
+        net->switch_of_node = s.node_switch;
+        s.parent = s.node_switch = NULL;
+        st = slurm_bridges(p, &s, root, net);
+    }
     slurm_free(&s);
     return st;
 }
@@ -692,170 +695,179 @@ static int push_int(int **a, int *n, int *cap, int v)
     return 0;
 }
 
-static int parse_keyword_file(parser *p, const char *text, mcio_network *net)
+/* What a grid or matrix file has said so far. */
+typedef struct keyword_file {
+    int header, row;                     /* the header's line (0: none yet); matrix rows read */
+    int *io, nio_ints, iocap;            /* io lines: a node each, or its coordinates (grid) */
+    int *nodes, nnode_ints, nodecap;     /* node lines of a grid: coordinates */
+} keyword_file;
+
+/* The first line: "grid ..." or "matrix <nodes>". */
+static int keyword_header(parser *p, mcio_network *net, char **tok, int n)
 {
-    int st = MCIO_SUCCESS, n, header = 0, row = 0;
-    int *io = NULL, nio_ints = 0, iocap = 0;
-    int *nodes = NULL, nnode_ints = 0, nodecap = 0;
-    char *tok[MAX_TOKENS], *line = NULL;
-    for (p->line = 1; (line = next_line(&text)) != NULL; p->line++, free(line)) {
-        if (strchr(line, '#'))
-            *strchr(line, '#') = '\0';
-        if ((n = tokenize(line, tok)) < 0) {
-            st = fail(p, p->line, "too many words on one line");
-            goto done;
-        }
-        if (n == 0)
-            continue;
-        if (!header) {
-            header = p->line;
-            if (strcmp(tok[0], "grid") == 0) {
-                net->kind = MCIO_NET_GRID;
-                if ((st = parse_grid_dims(p, net, tok, n)))
-                    goto done;
-            } else if (strcmp(tok[0], "matrix") == 0) {
-                net->kind = MCIO_NET_MATRIX;
-                if (n != 2 || parse_int(tok[1], 1, MAX_MATRIX_NODES, &net->nnodes)) {
-                    st = fail(p, p->line, "expected 'matrix <nodes>' with 1 to %d nodes",
-                              MAX_MATRIX_NODES);
-                    goto done;
-                }
-                net->hops = malloc((size_t)net->nnodes * net->nnodes * sizeof(int));
-                if (!net->hops) {
-                    st = MCIO_ERR_NOMEM;
-                    goto done;
-                }
-            } else {
-                st = fail(p, p->line,
-                          "'%s': a topology file starts with 'grid', 'matrix' or Slurm's "
-                          "SwitchName= lines",
-                          tok[0]);
-                goto done;
-            }
-            continue;
-        }
-        int r = n == 2 ? link_key(p, tok[0], tok[1], net) : 0;
-        if (r < 0) {
-            st = -r;
-            goto done;
-        }
-        if (r)
-            continue;
-        if (strcmp(tok[0], "io") == 0) {
-            int c[MCIO_NET_MAX_DIMS];
-            if (net->kind == MCIO_NET_GRID)
-                st = parse_coords(p, net, tok + 1, n - 1, "io", c);
-            else if (n != 2 || parse_int(tok[1], 0, net->nnodes - 1, &c[0]))
-                st = fail(p, p->line, "expected 'io <node>' with a node in [0, %d)", net->nnodes);
-            if (st)
-                goto done;
-            if (nio_ints / (net->kind == MCIO_NET_GRID ? net->ndims : 1) >= MAX_IO) {
-                st = fail(p, p->line, "more than %d I/O nodes", MAX_IO);
-                goto done;
-            }
-            for (int k = 0; k < (net->kind == MCIO_NET_GRID ? net->ndims : 1); k++)
-                if (push_int(&io, &nio_ints, &iocap, c[k])) {
-                    st = MCIO_ERR_NOMEM;
-                    goto done;
-                }
-        } else if (net->kind == MCIO_NET_GRID && strcmp(tok[0], "node") == 0) {
-            int c[MCIO_NET_MAX_DIMS];
-            if ((st = parse_coords(p, net, tok + 1, n - 1, "node", c)))
-                goto done;
-            if (nnode_ints / net->ndims >= MAX_NODES) {
-                st = fail(p, p->line, "more than %d nodes", MAX_NODES);
-                goto done;
-            }
-            for (int k = 0; k < net->ndims; k++)
-                if (push_int(&nodes, &nnode_ints, &nodecap, c[k])) {
-                    st = MCIO_ERR_NOMEM;
-                    goto done;
-                }
-        } else if (net->kind == MCIO_NET_MATRIX && isdigit((unsigned char)tok[0][0])) {
-            if (row == net->nnodes) {
-                st = fail(p, p->line, "more than %d rows", net->nnodes);
-                goto done;
-            }
-            if (n != net->nnodes) {
-                st = fail(p, p->line, "row %d has %d distances, expected %d", row, n, net->nnodes);
-                goto done;
-            }
-            for (int k = 0; k < n; k++) {
-                int h;
-                if (parse_int(tok[k], 0, 1 << 20, &h)) {
-                    st = fail(p, p->line, "'%s' is not a hop count", tok[k]);
-                    goto done;
-                }
-                if ((k == row) != (h == 0)) {
-                    st = fail(p, p->line, "row %d, column %d: %d hops (a node is 0 hops from "
-                              "itself only)", row, k, h);
-                    goto done;
-                }
-                if (k < row && net->hops[(size_t)k * net->nnodes + row] != h) {
-                    st = fail(p, p->line, "row %d, column %d: %d hops, but row %d says %d", row,
-                              k, h, k, net->hops[(size_t)k * net->nnodes + row]);
-                    goto done;
-                }
-                net->hops[(size_t)row * net->nnodes + k] = h;
-            }
-            row++;
-        } else {
-            st = fail(p, p->line, "unknown directive '%s'", tok[0]);
-            goto done;
-        }
+    if (strcmp(tok[0], "grid") == 0) {
+        net->kind = MCIO_NET_GRID;
+        return parse_grid_dims(p, net, tok, n);
     }
-    if (!header) {
-        st = fail(p, 0, "empty topology file");
-        goto done;
+    if (strcmp(tok[0], "matrix") == 0) {
+        net->kind = MCIO_NET_MATRIX;
+        if (n != 2 || parse_int(tok[1], 1, MAX_MATRIX_NODES, &net->nnodes))
+            return fail(p, p->line, "expected 'matrix <nodes>' with 1 to %d nodes",
+                        MAX_MATRIX_NODES);
+        net->hops = malloc((size_t)net->nnodes * net->nnodes * sizeof(int));
+        return net->hops ? MCIO_SUCCESS : MCIO_ERR_NOMEM;
     }
-    if (net->kind == MCIO_NET_MATRIX && row < net->nnodes) {
-        st = fail(p, 0, "%d rows of distances, expected %d", row, net->nnodes);
-        goto done;
+    return fail(p, p->line,
+                "'%s': a topology file starts with 'grid', 'matrix' or Slurm's "
+                "SwitchName= lines",
+                tok[0]);
+}
+
+/* "io <node>" or "io <coordinates>" (grid). */
+static int keyword_io(parser *p, mcio_network *net, char **tok, int n, keyword_file *k)
+{
+    int c[MCIO_NET_MAX_DIMS], st = MCIO_SUCCESS, per = net->kind == MCIO_NET_GRID ? net->ndims : 1;
+    if (net->kind == MCIO_NET_GRID)
+        st = parse_coords(p, net, tok + 1, n - 1, "io", c);
+    else if (n != 2 || parse_int(tok[1], 0, net->nnodes - 1, &c[0]))
+        st = fail(p, p->line, "expected 'io <node>' with a node in [0, %d)", net->nnodes);
+    if (st)
+        return st;
+    if (k->nio_ints / per >= MAX_IO)
+        return fail(p, p->line, "more than %d I/O nodes", MAX_IO);
+    for (int d = 0; d < per; d++)
+        if (push_int(&k->io, &k->nio_ints, &k->iocap, c[d]))
+            return MCIO_ERR_NOMEM;
+    return MCIO_SUCCESS;
+}
+
+/* "node <coordinates>" of a grid. */
+static int keyword_node(parser *p, mcio_network *net, char **tok, int n, keyword_file *k)
+{
+    int c[MCIO_NET_MAX_DIMS], st;
+    if ((st = parse_coords(p, net, tok + 1, n - 1, "node", c)))
+        return st;
+    if (k->nnode_ints / net->ndims >= MAX_NODES)
+        return fail(p, p->line, "more than %d nodes", MAX_NODES);
+    for (int d = 0; d < net->ndims; d++)
+        if (push_int(&k->nodes, &k->nnode_ints, &k->nodecap, c[d]))
+            return MCIO_ERR_NOMEM;
+    return MCIO_SUCCESS;
+}
+
+/* One row of a matrix's hop distances, checked against the rows above it. */
+static int keyword_matrix_row(parser *p, mcio_network *net, char **tok, int n, keyword_file *kf)
+{
+    int row = kf->row;
+    if (row == net->nnodes)
+        return fail(p, p->line, "more than %d rows", net->nnodes);
+    if (n != net->nnodes)
+        return fail(p, p->line, "row %d has %d distances, expected %d", row, n, net->nnodes);
+    for (int k = 0; k < n; k++) {
+        int h;
+        if (parse_int(tok[k], 0, 1 << 20, &h))
+            return fail(p, p->line, "'%s' is not a hop count", tok[k]);
+        if ((k == row) != (h == 0))
+            return fail(p, p->line, "row %d, column %d: %d hops (a node is 0 hops from "
+                        "itself only)", row, k, h);
+        if (k < row && net->hops[(size_t)k * net->nnodes + row] != h)
+            return fail(p, p->line, "row %d, column %d: %d hops, but row %d says %d", row, k, h, k,
+                        net->hops[(size_t)k * net->nnodes + row]);
+        net->hops[(size_t)row * net->nnodes + k] = h;
     }
+    kf->row++;
+    return MCIO_SUCCESS;
+}
+
+/* One line after the header. */
+static int keyword_line(parser *p, mcio_network *net, char **tok, int n, keyword_file *k)
+{
+    int r = n == 2 ? link_key(p, tok[0], tok[1], net) : 0;
+    if (r < 0)
+        return -r;
+    if (r)
+        return MCIO_SUCCESS;
+    if (strcmp(tok[0], "io") == 0)
+        return keyword_io(p, net, tok, n, k);
+    if (net->kind == MCIO_NET_GRID && strcmp(tok[0], "node") == 0)
+        return keyword_node(p, net, tok, n, k);
+    if (net->kind == MCIO_NET_MATRIX && isdigit((unsigned char)tok[0][0]))
+        return keyword_matrix_row(p, net, tok, n, k);
+    return fail(p, p->line, "unknown directive '%s'", tok[0]);
+}
+
+/* After the last line: the file complete, the grid's nodes, each node's nearest I/O node. */
+static int keyword_finish(parser *p, mcio_network *net, keyword_file *k)
+{
+    if (!k->header)
+        return fail(p, 0, "empty topology file");
+    if (net->kind == MCIO_NET_MATRIX && k->row < net->nnodes)
+        return fail(p, 0, "%d rows of distances, expected %d", k->row, net->nnodes);
     if (net->kind == MCIO_NET_GRID) {
         /* Without node lines, the nodes fill the grid in row-major order (grid_coords). */
-        if (nnode_ints == 0) {
+        if (k->nnode_ints == 0) {
             int64_t total = 1;
-            for (int k = 0; k < net->ndims; k++)
-                total *= net->size[k];
+            for (int d = 0; d < net->ndims; d++)
+                total *= net->size[d];
             net->nnodes = (int)total;
         } else {
-            net->nnodes = nnode_ints / net->ndims;
-            net->coord = nodes;
-            nodes = NULL;
+            net->nnodes = k->nnode_ints / net->ndims;
+            net->coord = k->nodes;
+            k->nodes = NULL;
         }
     }
     int per = net->kind == MCIO_NET_GRID ? net->ndims : 1;
-    net->nio = nio_ints ? nio_ints / per : 1;
+    net->nio = k->nio_ints ? k->nio_ints / per : 1;
     net->io_hops = malloc((size_t)net->nnodes * sizeof(int));
     net->io_of_node = calloc((size_t)net->nnodes, sizeof(int));
-    if (!net->io_hops || !net->io_of_node) {
-        st = MCIO_ERR_NOMEM;
-        goto done;
-    }
+    if (!net->io_hops || !net->io_of_node)
+        return MCIO_ERR_NOMEM;
     for (int a = 0; a < net->nnodes; a++) {
         /* Without io lines the I/O node is one hop from every node, as in the flat model. */
-        net->io_hops[a] = nio_ints ? INT_MAX : 1;
-        for (int i = 0; nio_ints && i < net->nio; i++) {
+        net->io_hops[a] = k->nio_ints ? INT_MAX : 1;
+        for (int i = 0; k->nio_ints && i < net->nio; i++) {
             int c[MCIO_NET_MAX_DIMS];
             int h = 1 + (net->kind == MCIO_NET_GRID
-                             ? grid_distance(net, grid_coords(net, a, c), &io[i * per])
-                             : mcio_network_hops(net, a, io[i]));
+                             ? grid_distance(net, grid_coords(net, a, c), &k->io[i * per])
+                             : mcio_network_hops(net, a, k->io[i]));
             if (h < net->io_hops[a]) {
                 net->io_hops[a] = h;
                 net->io_of_node[a] = i;
             }
         }
     }
-done:
-    free(line);
-    free(io);
-    free(nodes);
+    return MCIO_SUCCESS;
+}
+
+static int parse_keyword_file(parser *p, const char *text, mcio_network *net)
+{
+    int st = MCIO_SUCCESS, n;
+    keyword_file k = {0};
+    char *tok[MAX_TOKENS], *line = NULL;
+    for (p->line = 1; (line = next_line(&text)) != NULL; p->line++) {
+        if (strchr(line, '#'))
+            *strchr(line, '#') = '\0';
+        if ((n = tokenize(line, tok)) < 0) {
+            st = fail(p, p->line, "too many words on one line");
+        } else if (n > 0 && !k.header) {
+            k.header = p->line;
+            st = keyword_header(p, net, tok, n);
+        } else if (n > 0) {
+            st = keyword_line(p, net, tok, n, &k);
+        }
+        free(line);
+        if (st != MCIO_SUCCESS)
+            break;
+    }
+    if (st == MCIO_SUCCESS)
+        st = keyword_finish(p, net, &k);
+    free(k.io);
+    free(k.nodes);
     return st;
 }
 
 int mcio_network_parse(const char *text, const char *name, mcio_network *net,
-                       char detail[MCIO_NET_DETAIL_LEN])
+                       char detail[MCIO_DETAIL_LEN])
 {
     parser p = {.name = name, .detail = detail, .line = 0};
     *net = mcio_network_flat();
@@ -870,7 +882,7 @@ int mcio_network_parse(const char *text, const char *name, mcio_network *net,
         }
     st = slurm ? parse_slurm(&p, text, net) : parse_keyword_file(&p, text, net);
     if (st == MCIO_ERR_NOMEM && !detail[0])
-        snprintf(detail, MCIO_NET_DETAIL_LEN, "%s: out of memory", name);
+        snprintf(detail, MCIO_DETAIL_LEN, "%s: out of memory", name);
     if (st != MCIO_SUCCESS)
         mcio_network_free(net);
     return st;

@@ -27,13 +27,12 @@
 
 #include <stdint.h>
 
-#include "mcio_errors.h"
+#include "mcio_base.h" /* MCIO_DETAIL_LEN, status codes */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define MCIO_NET_DETAIL_LEN 256
 #define MCIO_NET_MAX_DIMS 8
 
 enum mcio_net_kind { MCIO_NET_FLAT = 0, MCIO_NET_TREE, MCIO_NET_GRID, MCIO_NET_MATRIX };
@@ -73,7 +72,7 @@ mcio_network mcio_network_flat(void);
  * MCIO_ERR_ARG (malformed) or MCIO_ERR_NOMEM; *net is left empty. Pure.
  */
 int mcio_network_parse(const char *text, const char *name, mcio_network *net,
-                       char detail[MCIO_NET_DETAIL_LEN]);
+                       char detail[MCIO_DETAIL_LEN]);
 
 /* Hops between described nodes a and b (0 when a == b). Pure, O(depth) or O(dims). */
 int mcio_network_hops(const mcio_network *net, int a, int b);

@@ -79,3 +79,19 @@ int mcio_plan_independent(int nprocs, const mcio_summary *sum, mcio_plan_params 
         mcio_fdplan_free(plan);
     return st;
 }
+
+int mcio_plan_own(int nprocs, const mcio_summary *sum, mcio_fdplan *fd)
+{
+    int n = 0;
+    for (int r = 0; r < nprocs; r++)
+        n += sum[r].bytes > 0;
+    if (mcio_fdplan_alloc(fd, n) != MCIO_SUCCESS)
+        return MCIO_ERR_NOMEM;
+    for (int r = 0, d = 0; r < nprocs; r++)
+        if (sum[r].bytes > 0) {
+            fd->agg_rank[d] = r;
+            fd->fd_start[d] = sum[r].start;
+            fd->fd_end[d++] = sum[r].end;
+        }
+    return MCIO_SUCCESS;
+}

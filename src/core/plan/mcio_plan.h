@@ -19,13 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mcio_errors.h"
+#include "mcio_base.h" /* MCIO_DETAIL_LEN, status codes */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define MCIO_DETAIL_LEN 256
 
 /* One normalized extent: file range and where its bytes are in memory (relative to a base). */
 typedef struct mcio_extent {
@@ -131,6 +129,14 @@ int mcio_plan_interleaved(int nprocs, const mcio_summary *sum);
  */
 int mcio_plan_independent(int nprocs, const mcio_summary *sum, mcio_plan_params params,
                           mcio_fdplan *plan);
+
+/*
+ * romio_cb_write / romio_cb_read disable (MCIO_CB_DISABLE): no file domains to aggregate; the
+ * plan lists each rank with data as the aggregator of its own span [start, end), in rank
+ * order, with no rounds and no buffer (the engine's own-access executor moves each rank's
+ * pieces; the statistics list the ranks). Pure; 0 or MCIO_ERR_NOMEM.
+ */
+int mcio_plan_own(int nprocs, const mcio_summary *sum, mcio_fdplan *plan);
 
 /* --- planners.c: the strategies, by name (the mcio_strategy hint) --- */
 
@@ -376,6 +382,19 @@ static inline int mcio_fdplan_round(const mcio_fdplan *plan, int d, int64_t off)
  * INT32_MAX rounds.
  */
 int mcio_fdplan_subdivide(mcio_fdplan *plan, int64_t subbuf, int depth, int64_t unit, int *slots);
+
+/*
+ * The alignment unit of a plan: the stripe (striping_unit), or, for a pipelined plan
+ * (depth > 1) without one, the file system's block size (TAPIOCA: buffers in whole blocks).
+ */
+int64_t mcio_pipeline_unit(int depth, int64_t stripe, int64_t fs_block);
+
+/*
+ * The sub-buffer size of a pipelined plan: mcio_subbuffer_size when set (subbuffer_hint > 0);
+ * else the stripe when one is given (Sehrish et al.: sub-buffers of the stripe size); else the
+ * smallest multiple of unit (mcio_pipeline_unit, > 0) of at least 1 MiB (TAPIOCA).
+ */
+int64_t mcio_pipeline_subbuffer(int64_t subbuffer_hint, int64_t stripe, int64_t unit);
 
 /* --- schedule.c: who sends what to whom in which round --- */
 

@@ -780,6 +780,105 @@ void mcio_memplan_free(mcio_memplan *d)
     memset(d, 0, sizeof *d);
 }
 
+/* Location and remerging over every group's partition tree (the paper's components 3 and 4):
+ * each leaf from left to right gets an aggregator, or is merged into a neighbour that is then
+ * located again; a group left as one domain without Memmin anywhere takes the fallback.
+ * Counts the leaves before remerging, the remerges and the domains left. */
+static int locate_groups(locator *L, const mcio_spans *spans, mcio_memplan *d, located *loc,
+                         mcio_plan_params params, int *initial, int *remerges, int *nd)
+{
+    for (int g = 0; g < d->groups.n; g++) {
+        *initial += mcio_ptree_leaves(&d->tree, g, NULL);
+        for (int v = mcio_ptree_leaves(&d->tree, g, NULL) ? d->tree.root[g] : -1; v >= 0;) {
+            while (d->tree.v[v].left >= 0)
+                v = d->tree.v[v].left;
+            if (locate(L, spans, &d->tree.v[v], &loc[v], params, 0)) {
+                v = mcio_ptree_next_leaf(&d->tree, v);
+                continue;
+            }
+            int taker, nv = mcio_ptree_remerge(&d->tree, v, &taker);
+            if (nv < 0) { /* the group is one domain and no node has Memmin for it */
+                if (!locate(L, spans, &d->tree.v[v], &loc[v], params, 1))
+                    return MCIO_ERR_INTERNAL; /* a group always has a process touching it */
+                v = -1;
+                continue;
+            }
+            (*remerges)++;
+            unlocate(L, &loc[taker]); /* its region grew: locate it again */
+            v = nv;
+        }
+        *nd += mcio_ptree_leaves(&d->tree, g, NULL);
+    }
+    return MCIO_SUCCESS;
+}
+
+/* The plan's nd file domains from the tree's leaves, in group and file order, each with its
+ * located aggregator and grant. */
+static int domains_of_leaves(mcio_fdplan *plan, mcio_memplan *d, const located *loc, int nd)
+{
+    if (mcio_fdplan_alloc(plan, nd) != MCIO_SUCCESS)
+        return MCIO_ERR_NOMEM;
+    d->domain_vertex = malloc(((size_t)nd + 1) * sizeof(int));
+    d->domain_group = malloc(((size_t)nd + 1) * sizeof(int));
+    d->domain_bytes = malloc(((size_t)nd + 1) * sizeof(int64_t));
+    d->grant = malloc(((size_t)nd + 1) * sizeof(int64_t));
+    d->fallback = malloc(((size_t)nd + 1) * sizeof(int));
+    d->group_balanced = calloc((size_t)d->groups.n + 1, sizeof(int));
+    if (!d->domain_vertex || !d->domain_group || !d->domain_bytes || !d->grant || !d->fallback ||
+        !d->group_balanced)
+        return MCIO_ERR_NOMEM;
+    for (int g = 0, k = 0; g < d->groups.n; g++)
+        k += mcio_ptree_leaves(&d->tree, g, d->domain_vertex + k);
+    for (int k = 0; k < nd; k++) {
+        const mcio_ptree_vertex *v = &d->tree.v[d->domain_vertex[k]];
+        const located *l = &loc[d->domain_vertex[k]];
+        plan->agg_rank[k] = l->rank;
+        plan->fd_start[k] = v->start;
+        plan->fd_end[k] = v->end;
+        plan->window[k] = l->grant;
+        plan->fallbacks += l->fallback;
+        d->domain_group[k] = v->group;
+        d->grant[k] = l->grant;
+        d->fallback[k] = l->fallback;
+    }
+    return MCIO_SUCCESS;
+}
+
+/* Re-cut each group to even rounds where that lowers its most rounds (balance_group). */
+static int balance_groups(mcio_fdplan *plan, mcio_memplan *d, int nd, const mcio_summary *sum,
+                          const mcio_spans *spans, int64_t stripe)
+{
+    for (int a = 0, b; a < nd; a = b) { /* each group's domains are consecutive */
+        for (b = a + 1; b < nd && d->domain_group[b] == d->domain_group[a]; b++)
+            ;
+        int st = balance_group(plan, d, a, b, sum, spans, stripe,
+                               &d->group_balanced[d->domain_group[a]]);
+        if (st != MCIO_SUCCESS)
+            return st;
+        d->balanced += d->group_balanced[d->domain_group[a]];
+    }
+    return MCIO_SUCCESS;
+}
+
+/* What each node offers and spends on collective buffers, for the caller's report. */
+static int node_usage(mcio_memplan *d, const mcio_topology *topo, const mcio_fdplan *plan, int nd)
+{
+    d->nnodes = topo->nnodes;
+    d->node_budget = malloc(((size_t)topo->nnodes + 1) * sizeof(int64_t));
+    d->node_used = calloc((size_t)topo->nnodes + 1, sizeof(int64_t));
+    d->node_aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
+    if (!d->node_budget || !d->node_used || !d->node_aggs)
+        return MCIO_ERR_NOMEM;
+    for (int j = 0; j < topo->nnodes; j++)
+        d->node_budget[j] = topo->node_mem ? max64(0, topo->node_mem[j]) : INT64_MAX;
+    for (int k = 0; k < nd; k++) {
+        int j = topo->node_of_rank[plan->agg_rank[k]];
+        d->node_used[j] += mcio_fdplan_buffer(plan, k);
+        d->node_aggs[j]++;
+    }
+    return MCIO_SUCCESS;
+}
+
 int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
                      mcio_fdplan *plan, mcio_memplan *detail)
 {
@@ -794,6 +893,7 @@ int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_pl
         params.nah = 1;
     if (params.msgind < 1)
         params.msgind = 1;
+    /* Components 1 and 2: aggregation groups, a partition tree per group. */
     if ((st = mcio_reqmap_build(topo->nprocs, sum, &m)) != MCIO_SUCCESS ||
         (st = mcio_spans_build(topo->nprocs, sum, &spans)) != MCIO_SUCCESS ||
         (st = mcio_memory_groups(topo->nprocs, sum, topo->node_of_rank, topo->nnodes,
@@ -808,64 +908,12 @@ int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_pl
         goto fail;
     for (int i = 0; i < d.tree.n; i++)
         loc[i] = (located){.rank = -1};
-    for (int g = 0; g < d.groups.n; g++) {
-        initial += mcio_ptree_leaves(&d.tree, g, NULL);
-        for (int v = mcio_ptree_leaves(&d.tree, g, NULL) ? d.tree.root[g] : -1; v >= 0;) {
-            while (d.tree.v[v].left >= 0)
-                v = d.tree.v[v].left;
-            if (locate(&L, &spans, &d.tree.v[v], &loc[v], params, 0)) {
-                v = mcio_ptree_next_leaf(&d.tree, v);
-                continue;
-            }
-            int taker, nv = mcio_ptree_remerge(&d.tree, v, &taker);
-            if (nv < 0) { /* the group is one domain and no node has Memmin for it */
-                if (!locate(&L, &spans, &d.tree.v[v], &loc[v], params, 1)) {
-                    st = MCIO_ERR_INTERNAL; /* a group always has a process touching it */
-                    goto fail;
-                }
-                v = -1;
-                continue;
-            }
-            remerges++;
-            unlocate(&L, &loc[taker]); /* its region grew: locate it again */
-            v = nv;
-        }
-        nd += mcio_ptree_leaves(&d.tree, g, NULL);
-    }
-    if (mcio_fdplan_alloc(plan, nd) != MCIO_SUCCESS)
+    /* Components 3 and 4, then the domains, re-cut to even rounds, and their rounds. */
+    if ((st = locate_groups(&L, &spans, &d, loc, params, &initial, &remerges, &nd)) !=
+            MCIO_SUCCESS ||
+        (st = domains_of_leaves(plan, &d, loc, nd)) != MCIO_SUCCESS ||
+        (st = balance_groups(plan, &d, nd, sum, &spans, params.stripe)) != MCIO_SUCCESS)
         goto fail;
-    d.domain_vertex = malloc(((size_t)nd + 1) * sizeof(int));
-    d.domain_group = malloc(((size_t)nd + 1) * sizeof(int));
-    d.domain_bytes = malloc(((size_t)nd + 1) * sizeof(int64_t));
-    d.grant = malloc(((size_t)nd + 1) * sizeof(int64_t));
-    d.fallback = malloc(((size_t)nd + 1) * sizeof(int));
-    d.group_balanced = calloc((size_t)d.groups.n + 1, sizeof(int));
-    if (!d.domain_vertex || !d.domain_group || !d.domain_bytes || !d.grant || !d.fallback ||
-        !d.group_balanced)
-        goto fail;
-    for (int g = 0, k = 0; g < d.groups.n; g++)
-        k += mcio_ptree_leaves(&d.tree, g, d.domain_vertex + k);
-    for (int k = 0; k < nd; k++) {
-        const mcio_ptree_vertex *v = &d.tree.v[d.domain_vertex[k]];
-        const located *l = &loc[d.domain_vertex[k]];
-        plan->agg_rank[k] = l->rank;
-        plan->fd_start[k] = v->start;
-        plan->fd_end[k] = v->end;
-        plan->window[k] = l->grant;
-        plan->fallbacks += l->fallback;
-        d.domain_group[k] = v->group;
-        d.grant[k] = l->grant;
-        d.fallback[k] = l->fallback;
-    }
-    for (int a = 0, b; a < nd; a = b) { /* each group's domains are consecutive */
-        for (b = a + 1; b < nd && d.domain_group[b] == d.domain_group[a]; b++)
-            ;
-        st = balance_group(plan, &d, a, b, sum, &spans, params.stripe,
-                           &d.group_balanced[d.domain_group[a]]);
-        if (st != MCIO_SUCCESS)
-            goto fail;
-        d.balanced += d.group_balanced[d.domain_group[a]];
-    }
     retile_tree(&d.tree, plan, d.domain_vertex, &m);
     for (int k = 0; k < nd; k++)
         d.domain_bytes[k] = mcio_reqmap_bytes(&m, plan->fd_start[k], plan->fd_end[k]);
@@ -873,20 +921,8 @@ int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_pl
     if (st != MCIO_SUCCESS)
         goto fail;
     if (detail) {
-        st = MCIO_ERR_NOMEM;
-        d.nnodes = topo->nnodes;
-        d.node_budget = malloc(((size_t)topo->nnodes + 1) * sizeof(int64_t));
-        d.node_used = calloc((size_t)topo->nnodes + 1, sizeof(int64_t));
-        d.node_aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
-        if (!d.node_budget || !d.node_used || !d.node_aggs)
+        if ((st = node_usage(&d, topo, plan, nd)) != MCIO_SUCCESS)
             goto fail;
-        for (int j = 0; j < topo->nnodes; j++)
-            d.node_budget[j] = topo->node_mem ? max64(0, topo->node_mem[j]) : INT64_MAX;
-        for (int k = 0; k < nd; k++) {
-            int j = topo->node_of_rank[plan->agg_rank[k]];
-            d.node_used[j] += mcio_fdplan_buffer(plan, k);
-            d.node_aggs[j]++;
-        }
         d.initial_leaves = initial;
         d.remerges = remerges;
         *detail = d;

@@ -60,3 +60,15 @@ int mcio_fdplan_subdivide(mcio_fdplan *plan, int64_t subbuf, int depth, int64_t 
     }
     return MCIO_SUCCESS;
 }
+
+int64_t mcio_pipeline_unit(int depth, int64_t stripe, int64_t fs_block)
+{
+    return depth > 1 && stripe == 0 ? fs_block : stripe;
+}
+
+int64_t mcio_pipeline_subbuffer(int64_t subbuffer_hint, int64_t stripe, int64_t unit)
+{
+    if (subbuffer_hint > 0)
+        return subbuffer_hint;
+    return stripe > 0 ? unit : ((1 << 20) + unit - 1) / unit * unit;
+}

@@ -34,33 +34,6 @@ mcio_hints mcio_hints_default(void)
     return h;
 }
 
-int mcio_hints_parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (!isdigit((unsigned char)v[0]))
-        return -1;
-    unsigned long long x = strtoull(v, &end, 10);
-    if (errno)
-        return -1;
-    unsigned long long mul = 1;
-    switch (tolower((unsigned char)*end)) {
-    case 'k': mul = 1ull << 10; end++; break;
-    case 'm': mul = 1ull << 20; end++; break;
-    case 'g': mul = 1ull << 30; end++; break;
-    default: break;
-    }
-    if (mul > 1 && (*end == 'i' || *end == 'I')) /* accept KiB-style "4Mi" */
-        end++;
-    if (*end != '\0' || x > (unsigned long long)INT64_MAX / mul)
-        return -1;
-    int64_t y = (int64_t)(x * mul);
-    if (y < min || y > max)
-        return -1;
-    *out = y;
-    return 0;
-}
-
 /* Seconds: a decimal number (1e-9 and 0.5 alike), finite, from 0 to an hour. */
 static int parse_seconds(const char *v, double *out)
 {
@@ -213,12 +186,12 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
     int i;
     switch (s->kind) {
     case HINT_BYTES:
-        if (mcio_hints_parse_bytes(value, s->min, s->max, &x))
+        if (mcio_parse_bytes(value, s->min, s->max, &x))
             goto bad;
         *(int64_t *)field = x;
         break;
     case HINT_INT:
-        if (mcio_hints_parse_bytes(value, s->min, s->max, &x))
+        if (mcio_parse_bytes(value, s->min, s->max, &x))
             goto bad;
         *(int *)field = (int)x;
         break;

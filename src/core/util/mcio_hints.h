@@ -82,10 +82,6 @@ int mcio_hints_parse_line(char *line, char **key, char **value);
  * and has no default (mcio_topology_file) comes back with the value "". */
 int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *value, int valuelen);
 
-/* A byte count: digits with an optional k/m/g suffix (powers of 1024), in [min, max].
- * Returns 0 and sets *out, or -1. */
-int mcio_hints_parse_bytes(const char *v, int64_t min, int64_t max, int64_t *out);
-
 /* The planning parameters the hints imply, for a write (write = 1) or a read. */
 mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write);
 

@@ -1,6 +1,7 @@
 /*
- * splitmix64 (Steele, Lea, Flood 2014): the seeded generator of mcio-bench's random layouts and
- * data, shared with mcio-plan so that both draw the same random pattern from the same seed.
+ * splitmix64 (Steele, Lea, Flood 2014): the one seeded generator of the tree: the virtual node
+ * memory (mcio_memory.c), the random layouts and data of mcio-bench, mcio-plan and
+ * mcio-placement-cost, so that every tool draws the same random pattern from the same seed.
  */
 #ifndef MCIO_SPLITMIX64_H
 #define MCIO_SPLITMIX64_H
