@@ -33,7 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "splitmix64.h"
+#include "mcio_splitmix64.h"
 
 static int rank, nprocs;
 
