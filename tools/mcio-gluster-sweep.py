@@ -165,7 +165,8 @@ def table(args):
 
 
 def plot(args):
-XX
+    import mcio_venv
+    mcio_venv.use_venv()  # matplotlib is in the project's .venv (scripts/setup.sh)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
