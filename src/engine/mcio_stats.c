@@ -86,9 +86,9 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
             "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
             "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,"
             "\"aggregator_ranks\":[",
-            write ? "write" : "read", fh->path, fh->hints.strategy, s->ranks, fh->machine.nnodes,
+            write ? "write" : "read", fh->path, mcio_planner_name(fh->hints.strategy), s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
-            s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, fh->hints.transport,
+            s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, mcio_transport_name(fh->hints.transport),
             s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
             s->io_inline);
     for (int d = 0; d < listed; d++)
