@@ -30,19 +30,31 @@ have_pkg libhdf5-openmpi-dev || need+=(libhdf5-openmpi-dev)
 have_cmd h5diff || need+=(hdf5-tools)
 have_pkg libpnetcdf-dev || need+=(libpnetcdf-dev)
 have_cmd ncmpidiff || need+=(pnetcdf-bin)
+# Python and NetCDF users of the drop-in layer (tests/pmpi: py_mpi4py, py_h5py, pmpi_nc4); Debian
+# builds all three with Open MPI.
+have_pkg python3-numpy || need+=(python3-numpy)
+have_pkg python3-mpi4py || need+=(python3-mpi4py)
+have_pkg python3-h5py-mpi || need+=(python3-h5py-mpi)
+have_pkg libnetcdf-mpi-dev || need+=(libnetcdf-mpi-dev)
 # The simulation build (docs/simulation.md): SimGrid's SMPI (smpicc, smpirun, libsimgrid).
 have_pkg libsimgrid-dev || need+=(libsimgrid-dev)
+# The fuzz targets (scripts/fuzz.sh): Debian's clang and its runtime libraries (libFuzzer,
+# ASan, UBSan: libclang-rt-dev). The sanitizer build (scripts/sanitize.sh) uses gcc's.
+have_cmd clang || need+=(clang)
+have_pkg libclang-rt-dev || need+=(libclang-rt-dev)
 
 if [ ${#need[@]} -gt 0 ]; then
-  cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${need[*]}"
+  # Another apt may hold the dpkg lock (a shared machine): wait for it rather than fail.
+  apt=(apt-get -o DPkg::Lock::Timeout=900)
+  cmd="${apt[*]} update && DEBIAN_FRONTEND=noninteractive ${apt[*]} install -y --no-install-recommends ${need[*]}"
   if [ "$(id -u)" -ne 0 ]; then
     echo "mcio needs these Debian packages: ${need[*]}" >&2
     echo "Run as root:  $cmd" >&2
     exit 1
   fi
   echo "setup: installing ${need[*]}" >&2
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+  "${apt[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y -qq --no-install-recommends "${need[@]}" >&2
 fi
 
 # The figures' Python (tools/mcio_venv.py switches the tools to it): made again whenever

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mcio_fsinfo.h"
 #include "mcio_hints.h"
 #include "mcio_memory.h"
 #include "mcio_plan.h"
@@ -38,6 +39,9 @@ static const char usage[] =
     "  --strategy S       memory or romio (default memory; same as --hint mcio_strategy=S)\n"
     "  --hint KEY=VAL     a hint, repeatable (mcio_nah, mcio_msgind, mcio_msggroup, mcio_memmin,\n"
     "                     mcio_node_memory, cb_buffer_size, cb_nodes, striping_unit, ...)\n"
+    "  --fs-path PATH     plan for the file system that holds PATH, as mcio_file_open does: its\n"
+    "                     kind and stripe size (GlusterFS: the shard size) are printed, and\n"
+    "                     domains align on the stripe unless striping_unit is given\n"
     "  --max-print N      rows printed per table (default 40; --json prints everything)\n"
     "  --json             print JSON instead of tables\n"
     "  --help             this text\n";
@@ -48,6 +52,7 @@ typedef struct opts {
     int ranks, per_node, max_print, json;
     const char *node_memory;
     mcio_hints hints;
+    mcio_fsinfo fs; /* --fs-path; type MCIO_FS_UNKNOWN and stripe 0 without it */
 } opts;
 
 static int bad(const char *fmt, const char *a, const char *b)
@@ -80,6 +85,8 @@ static int parse(int argc, char **argv, opts *o)
         i++;
         if (!strcmp(a, "--pattern")) {
             o->pattern = v;
+        } else if (!strcmp(a, "--fs-path")) {
+            mcio_fs_probe(v, &o->fs);
         } else if (!strcmp(a, "--node-memory")) {
             if (mcio_memory_virtual(v, 0, NULL, detail) != MCIO_SUCCESS)
                 return bad("--node-memory '%s': not a list of byte counts or normal:MEAN:SD[:SEED]%s",
@@ -251,6 +258,8 @@ static int job_plan(job *j)
     mcio_topology topo = {.nprocs = j->n, .nnodes = j->nn, .node_of_rank = j->node,
                           .socket_of_rank = j->sock, .sockets_per_node = 1, .node_mem = j->mem};
     j->params = mcio_hints_plan_params(&j->o.hints, 1);
+    if (j->params.stripe == 0 && j->o.fs.stripe > 0 && j->o.fs.stripe <= INT32_MAX)
+        j->params.stripe = j->o.fs.stripe; /* as the engine does (mcio_twophase.c) */
     const mcio_planner *pl = mcio_planner_at(j->o.hints.strategy);
     j->independent = mcio_plan_is_independent(pl, j->n, j->sum, j->params);
     j->memory = !j->independent && j->o.hints.strategy == MCIO_STRATEGY_MEMORY;
@@ -293,11 +302,13 @@ static void print_json(const job *j)
            "\"nodes\":%d,\"bytes\":%" PRId64 ",\"plan_seconds\":%.6f,\"plan_cpu_seconds\":%.6f,"
            "\"nah\":%d,\"msgind\":%" PRId64
            ",\"msggroup\":%" PRId64 ",\"memmin\":%" PRId64 ",\"domains\":%d,\"max_rounds\":%d,"
-           "\"max_buffer\":%" PRId64 ",\"fallbacks\":%d",
+           "\"max_buffer\":%" PRId64 ",\"fallbacks\":%d,\"fs_type\":\"%s\",\"fs_name\":\"%s\","
+           "\"stripe\":%" PRId64,
            pl_name(j), j->independent ? "true" : "false", j->o.pattern, j->n,
            j->o.per_node, j->nn, j->total, j->secs, j->cpu, j->params.nah, j->params.msgind,
            j->params.msggroup, j->params.memmin, plan->ndomains, plan->max_rounds,
-           plan->max_buffer, plan->fallbacks);
+           plan->max_buffer, plan->fallbacks, mcio_fs_type_name(j->o.fs.type), j->o.fs.name,
+           j->params.stripe);
     if (j->memory) {
         printf(",\"initial_leaves\":%d,\"remerges\":%d,\"groups_balanced\":%d,\"groups\":[",
                d->initial_leaves, d->remerges, d->balanced);
@@ -334,6 +345,12 @@ static void print_summary(const job *j)
     human((double)j->total, b1, sizeof b1);
     printf("mcio-plan: strategy %s, pattern %s, %d ranks, %d per node (%d nodes), %s requested\n",
            pl_name(j), j->o.pattern, j->n, j->o.per_node, j->nn, b1);
+    if (j->o.fs.name[0])
+        printf("file system: %s (%s)%s, stripe %" PRId64 " bytes%s\n",
+               mcio_fs_type_name(j->o.fs.type), j->o.fs.name, j->o.fs.remote ? ", remote" : "",
+               j->o.fs.stripe,
+               j->params.stripe == j->o.fs.stripe && j->o.fs.stripe > 0 ? ": file domains align on it"
+                                                                         : "");
     if (j->independent)
         printf("the ranks' accesses do not interleave: each rank is the aggregator of its own "
                "region (romio_cb_write=automatic; --hint romio_cb_write=enable shows the strategy)\n");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "mcio.h"
+#include "mcio_fsinfo.h"
 #include "mcio_hints.h"
 #include "mcio_io.h"
 #include "mcio_machine.h"
@@ -68,6 +69,7 @@ struct mcio_file_s {
     int64_t *node_budget;
     int64_t *stats_budget, *stats_peak; /* [nnodes] of the last call, -1 for no limit */
     int64_t fs_block; /* the file system's block size (statvfs at open; 4096 when unknown) */
+    mcio_fsinfo fs;   /* the file system and its stripe size (rank 0 probes at open) */
 };
 
 /* A plan: the metadata exchange and planning of one access pattern, done once. */
@@ -189,6 +191,14 @@ int mcio_pipeline_prepare(mcio_plan p);
 int mcio_pipeline_open_window(mcio_plan p, char detail[MCIO_DETAIL_LEN]);
 /* Free the pipelined state; collective when the plan holds an RMA window. */
 void mcio_pipeline_free(mcio_plan p);
+
+/* Does each collective write end with a sync (mcio_write_sync, and auto: the file system
+ * acknowledges writes before its servers have them)? */
+static inline int mcio_file_write_sync(const struct mcio_file_s *fh)
+{
+    return fh->hints.write_sync == MCIO_WRITE_SYNC_TRUE ||
+           (fh->hints.write_sync == MCIO_WRITE_SYNC_AUTO && fh->fs.defers_errors);
+}
 
 /* Message tags on the file's private communicator. */
 enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };

@@ -101,6 +101,16 @@ static int64_t fs_block_size(MPI_Comm comm, int rank, const char *path)
     return b;
 }
 
+/* Collective: what the file system is and how it stripes files (rank 0 probes, after the open,
+ * so that the file exists), and what follows from it: the stripe that file domains align on when
+ * the striping_unit hint does not say, and whether writes end with a sync. */
+static void probe_fs(mcio_file f, const char *path)
+{
+    if (f->rank == 0)
+        mcio_fs_probe(path, &f->fs);
+    PMPI_Bcast(&f->fs, (int)sizeof f->fs, MPI_BYTE, 0, f->comm);
+}
+
 static void file_free(mcio_file f)
 {
     if (!f)
@@ -202,6 +212,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     if (f->io->configure)
         f->io->configure(f->io_state, &f->hints);
     f->fs_block = fs_block_size(f->comm, f->rank, path);
+    probe_fs(f, path);
     *fh = f;
     return mcio_error_set(MCIO_SUCCESS, NULL);
 fail:

@@ -84,13 +84,16 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
             ",\"t_metadata\":%.9f,\"t_plan\":%.9f,\"t_exchange\":%.9f,\"t_io\":%.9f,"
             "\"t_total\":%.9f,\"pipeline_depth\":%d,\"transport\":\"%s\","
             "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
-            "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,"
+            "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,\"fs_type\":\"%s\","
+            "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"stripe\":%" PRId64 ",\"write_sync\":%d,"
             "\"aggregator_ranks\":[",
             write ? "write" : "read", fh->path, mcio_planner_name(fh->hints.strategy), s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
             s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, mcio_transport_name(fh->hints.transport),
             s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
-            s->io_inline);
+            s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
+            fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
+            write && mcio_file_write_sync(fh));
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
     fprintf(f, "],\"aggregator_nodes\":[");

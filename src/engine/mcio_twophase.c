@@ -16,6 +16,7 @@
  * Glossary (mcio_plan.h): file domain, aggregator, collective buffer, round, piece, run.
  */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +220,8 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
 static mcio_plan_params plan_params(mcio_file fh, int write)
 {
     mcio_plan_params pp = mcio_hints_plan_params(&fh->hints, write);
+    if (pp.stripe == 0 && fh->fs.stripe > 0 && fh->fs.stripe <= INT32_MAX)
+        pp.stripe = fh->fs.stripe; /* GlusterFS's shards: the striping_unit hint wins */
     pp.stripe = mcio_pipeline_unit(fh->hints.pipeline_depth, pp.stripe, fh->fs_block);
     return pp;
 }
@@ -228,7 +231,8 @@ static mcio_plan_params plan_params(mcio_file fh, int write)
 static int subdivide(mcio_file fh, struct mcio_plan_s *p)
 {
     int64_t unit = plan_params(fh, 1).stripe;
-    int64_t sub = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, fh->hints.striping_unit, unit);
+    int64_t stripe = fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe;
+    int64_t sub = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, stripe, unit);
     p->slots = malloc(((size_t)p->fd.ndomains + 1) * sizeof(int));
     if (!p->slots)
         return MCIO_ERR_NOMEM;
@@ -444,6 +448,22 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
     mcio_exec_times t = {0};
     int io_st = (p->own_access ? &mcio_exec_own : mcio_executor_of(fh))->run(p, write, base, &t,
                                                                                detail);
+    if (write && mcio_file_write_sync(fh)) {
+        /* Every rank, whatever its own access did (the mpiio backend's sync is collective): a
+         * write the client acknowledged and a server then refused fails this call, not a later
+         * one (GlusterFS's write-behind; mcio_write_sync). */
+        int64_t ts = ns_since(t0);
+        int err = fh->io->sync(fh->io_state);
+        t.io += ns_since(t0) - ts;
+        if (err && io_st == MCIO_SUCCESS) {
+            /* An MPI library's sync says EIO for every cause: a full file system says why. */
+            int full = err == -EIO && mcio_io_fs_full(fh->path, 1);
+            io_st = full ? MCIO_ERR_NOSPACE : mcio_io_status_of_errno(-err);
+            snprintf(detail, MCIO_DETAIL_LEN, "write to %s: the file system refused data it had "
+                     "acknowledged (sync: %s%s)", fh->path, strerror(-err),
+                     full ? "; no space left on the file system" : "");
+        }
+    }
     /* 5. Agreement, with the slowest rank's times. */
     mcio_call_times times = {.metadata = (int64_t)(p->t_metadata * 1e9),
                              .plan = (int64_t)(p->t_plan * 1e9),

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "mcio_errors.h"
 
@@ -57,6 +58,12 @@ int mcio_io_status_of_errno(int err)
     }
 }
 
+int mcio_io_fs_full(const char *path, int64_t need)
+{
+    struct statvfs sv;
+    return statvfs(path, &sv) == 0 && (int64_t)sv.f_bavail * (int64_t)sv.f_frsize < need;
+}
+
 int mcio_io_write_full(const mcio_io_backend *b, void *state, const void *buf, int64_t len,
                        int64_t off, const char *path, char detail[MCIO_DETAIL_LEN])
 {
@@ -66,12 +73,21 @@ int mcio_io_write_full(const mcio_io_backend *b, void *state, const void *buf, i
         int64_t n = b->pwrite(state, p + done, len - done, off + done);
         if (n == -EINTR)
             continue;
-        if (n <= 0) {
-            int err = n < 0 ? (int)-n : EIO;
+        if (n < 0) {
             snprintf(detail, MCIO_DETAIL_LEN,
                      "write of %" PRId64 " bytes at offset %" PRId64 " to %s: %s", len - done,
-                     off + done, path, n < 0 ? strerror(err) : "short write (0 bytes written)");
-            return mcio_io_status_of_errno(err);
+                     off + done, path, strerror((int)-n));
+            return mcio_io_status_of_errno((int)-n);
+        }
+        if (n == 0) {
+            /* No errno: an MPI library may report a failed write as 0 bytes written (OMPIO on
+             * a full GlusterFS volume). A file system without room for the rest says why. */
+            int full = mcio_io_fs_full(path, len - done);
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "write of %" PRId64 " bytes at offset %" PRId64 " to %s: short write (0 "
+                     "bytes written)%s", len - done, off + done, path,
+                     full ? ": no space left on the file system" : "");
+            return full ? MCIO_ERR_NOSPACE : MCIO_ERR_IO;
         }
         done += n;
     }
@@ -93,6 +109,14 @@ int mcio_io_read_full(const mcio_io_backend *b, void *state, void *buf, int64_t 
             return mcio_io_status_of_errno((int)-n);
         }
         if (n == 0) { /* end of file: what lies beyond reads as zeros, as MPI-IO reads holes */
+            int64_t size = b->size ? b->size(state) : off + done;
+            if (size < 0 || off + done < size) {
+                snprintf(detail, MCIO_DETAIL_LEN, "read of %" PRId64 " bytes at offset %" PRId64
+                         " from %s: %s", len - done, off + done, path,
+                         size < 0 ? "0 bytes read, and the file's size cannot be had"
+                                  : "0 bytes read before the end of the file");
+                return MCIO_ERR_IO;
+            }
             memset(p + done, 0, (size_t)(len - done));
             break;
         }

@@ -34,6 +34,10 @@ typedef struct mcio_io_backend {
     int64_t (*pread)(void *state, void *buf, int64_t len, int64_t off);
     /* Collective. 0 or -errno. */
     int (*sync)(void *state);
+    /* Optional, independent: the file's size in bytes, or -errno. A read that returns 0 bytes
+     * is the end of the file only when the file ends there: an MPI library may report a failed
+     * read as 0 bytes and success (OMPIO with a GlusterFS brick gone), which the size tells. */
+    int64_t (*size)(void *state);
     /* Optional, local: take the hints that concern the backend (the slow backend's delays). */
     void (*configure)(void *state, const mcio_hints *hints);
     /* pwrite/pread call MPI: a pipelined executor may then call them from its I/O thread only
@@ -64,9 +68,15 @@ int mcio_io_register(const mcio_io_backend *backend);
 int mcio_io_write_full(const mcio_io_backend *b, void *state, const void *buf, int64_t len,
                        int64_t off, const char *path, char detail[MCIO_DETAIL_LEN]);
 
-/* Read len bytes at off; bytes past the end of the file read as zeros. */
+/* Read len bytes at off; bytes past the end of the file read as zeros. A read that stops
+ * short of the file's end (backend size) is an error, not the end of the file. */
 int mcio_io_read_full(const mcio_io_backend *b, void *state, void *buf, int64_t len, int64_t off,
                       const char *path, char detail[MCIO_DETAIL_LEN]);
+
+/* Has the file system of path less than need bytes free for an unprivileged writer? For the
+ * failures that come without an errno (a 0-byte write, an MPI library's generic I/O error
+ * from a sync), to tell a full file system from other causes. Local. */
+int mcio_io_fs_full(const char *path, int64_t need);
 
 /* The mcio status for an errno value of a failed file operation. */
 int mcio_io_status_of_errno(int err);

@@ -96,9 +96,17 @@ static int64_t mpiio_pread(void *state, void *buf, int64_t len, int64_t off)
     return got == MPI_UNDEFINED ? 0 : got;
 }
 
+static int64_t mpiio_size(void *state)
+{
+    MPI_Offset size = 0;
+    int rc = PMPI_File_get_size(((mpiio_state *)state)->fh, &size);
+    return rc == MPI_SUCCESS ? (int64_t)size : -errno_of_mpi(rc);
+}
+
 static int mpiio_sync(void *state)
 {
-    return PMPI_File_sync(((mpiio_state *)state)->fh) == MPI_SUCCESS ? 0 : -EIO;
+    int rc = PMPI_File_sync(((mpiio_state *)state)->fh);
+    return rc == MPI_SUCCESS ? 0 : -errno_of_mpi(rc);
 }
 
 const mcio_io_backend mcio_io_mpiio = {
@@ -108,5 +116,6 @@ const mcio_io_backend mcio_io_mpiio = {
     .pwrite = mpiio_pwrite,
     .pread = mpiio_pread,
     .sync = mpiio_sync,
+    .size = mpiio_size,
     .calls_mpi = 1,
 };

@@ -162,6 +162,12 @@ static int64_t posix_pread(void *state, void *buf, int64_t len, int64_t off)
     return posix_access(state, 0, buf, len, off);
 }
 
+static int64_t posix_size(void *state)
+{
+    struct stat sb;
+    return fstat(((posix_state *)state)->fd, &sb) ? -errno : (int64_t)sb.st_size;
+}
+
 static int posix_sync(void *state)
 {
     return fsync(((posix_state *)state)->fd) ? -errno : 0;
@@ -174,5 +180,6 @@ const mcio_io_backend mcio_io_posix = {
     .pwrite = posix_pwrite,
     .pread = posix_pread,
     .sync = posix_sync,
+    .size = posix_size,
     .configure = posix_configure,
 };

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "mcio.h"
+#include "mcio_pmpi_calls.h"
 #include "mcio_pmpi_flatten.h"
 
 typedef struct pmpi_file {
@@ -261,19 +262,12 @@ void mcio_pmpi_after_get_info(MPI_File fh, MPI_Info info)
 /* An MPI error code of the right class that carries mcio's message, raised on the file. */
 static int raise_error(MPI_File fh, int status, const char *msg)
 {
-    int cls;
-    switch (status) {
-    case MCIO_ERR_ARG: cls = MPI_ERR_ARG; break;
-    case MCIO_ERR_HINT: cls = MPI_ERR_INFO_VALUE; break;
-    case MCIO_ERR_AMODE: cls = MPI_ERR_ACCESS; break;
-    case MCIO_ERR_NOMEM: cls = MPI_ERR_NO_MEM; break;
-    case MCIO_ERR_FILE: cls = MPI_ERR_FILE; break;
-    case MCIO_ERR_IO: cls = MPI_ERR_IO; break;
-    case MCIO_ERR_NOSPACE: cls = MPI_ERR_NO_SPACE; break;
-    case MCIO_ERR_FBIG: cls = MPI_ERR_IO; break;
-    case MCIO_ERR_INTERNAL: cls = MPI_ERR_INTERN; break;
-    default: cls = MPI_ERR_OTHER; break;
-    }
+    int cls = MPI_ERR_OTHER;
+#define MCIO_X_CLASS(st, mpi_class)                                                            \
+    if (status == st)                                                                        \
+        cls = mpi_class;
+    MCIO_PMPI_ERROR_CLASSES(MCIO_X_CLASS)
+#undef MCIO_X_CLASS
     int code = cls, len = 0;
     char text[MPI_MAX_ERROR_STRING], back[MPI_MAX_ERROR_STRING] = "";
     snprintf(text, sizeof text, "mcio: %s", msg);

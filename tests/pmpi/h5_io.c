@@ -88,5 +88,6 @@ int main(int argc, char **argv)
     if (dump)
         fclose(dump);
     H5Pclose(fapl), H5Pclose(dxpl), H5Pclose(fcpl);
+    free(w), free(r);
     return pmpi_test_finish("h5_io", failures, argv[3], "-");
 }

@@ -42,11 +42,7 @@ static long stat_int(const char *line, const char *key)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    if (argc < 4)
-        MPI_Abort(MPI_COMM_WORLD, 2);
+    pmpi_test_start(&argc, &argv, &rank, &nprocs);
     const char *expect = getenv("PMPI_EXPECT_LAYER");
     int layer = expect && *expect == '1';
     enum { BLOCK = 96 * 1024, STEPS = 6 };

@@ -21,6 +21,17 @@
         }                                                                                     \
     } while (0)
 
+/* MPI_Init, this rank and the size of MPI_COMM_WORLD; aborts unless the program was given its
+ * three arguments (<file> <dump prefix> <calls file>). */
+static inline void pmpi_test_start(int *argc, char ***argv, int *rank, int *nprocs)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, nprocs);
+    if (*argc < 4)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
 /*
  * Sum the failures over the ranks; rank 0 writes `calls` (the collective calls the program made,
  * or "-" for "at least one", as run_pmpi.sh expects) to calls_path and prints a summary.

@@ -5,6 +5,12 @@
 # Usage: sweep_test.sh <source root> <build dir> <mpich|openmpi>
 set -euo pipefail
 root=$1 build=$2 mpi=$3
+# The tools run under the figures' Python environment, which scripts/setup.sh makes (matplotlib
+# from PyPI): without it there is nothing to test here.
+if [ ! -x "$root/.venv/bin/python3" ]; then
+  echo "SKIP: $root/.venv is missing (scripts/setup.sh creates it: matplotlib from PyPI)"
+  exit 77
+fi
 work=$(mktemp -d "$build/testdata/sweep.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cat > "$work/tiny.json" <<JSON

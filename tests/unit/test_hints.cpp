@@ -428,14 +428,15 @@ TEST(Hints, GetDefaults)
                              {"mcio_pipeline_depth", "1"},   {"mcio_subbuffer_size", "0"},
                              {"mcio_transport", "p2p"},      {"mcio_slow_call_seconds", "0"},
                              {"mcio_slow_byte_seconds", "0"}, {"direct_write", "false"},
-                             {"direct_read", "false"},        {"mcio_io_thread", "auto"}};
+                             {"direct_read", "false"},        {"mcio_io_thread", "auto"},
+                             {"mcio_write_sync", "auto"}};
     char key[64], value[64];
-    for (int i = 0; i < 24; i++) {
+    for (int i = 0; i < 25; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 24, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 25, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -469,6 +470,7 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "direct_write", "true", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "direct_read", "true", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_io_thread", "never", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_write_sync", "false", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
                              {"romio_cb_read", "disable"},  {"mcio_strategy", "memory"},
@@ -481,17 +483,17 @@ TEST(Hints, GetSetRoundTrip)
                              {"mcio_transport", "rma"},     {"mcio_slow_call_seconds", "0.25"},
                              {"mcio_slow_byte_seconds", "1.0000000000000001e-09"},
                              {"direct_write", "true"},     {"direct_read", "true"},
-                             {"mcio_io_thread", "never"}};
+                             {"mcio_io_thread", "never"},   {"mcio_write_sync", "false"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 24);
+        ASSERT_LT(i, 25);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 24);
+    EXPECT_EQ(i, 25);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 

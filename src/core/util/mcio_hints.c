@@ -78,6 +78,12 @@ static const char *io_thread_name(int i)
     return i >= 0 && i < 3 ? names[i] : NULL;
 }
 
+static const char *write_sync_name(int i)
+{
+    static const char *const names[] = {"auto", "true", "false"};
+    return i >= 0 && i < 3 ? names[i] : NULL;
+}
+
 static const char *bool_name(int i)
 {
     return i == 0 ? "false" : i == 1 ? "true" : NULL;
@@ -137,6 +143,9 @@ static const hint_spec specs[] = {
     {.key = "direct_write", .kind = HINT_CHOICE, FIELD(direct_write), .names = bool_name},
     {.key = "direct_read", .kind = HINT_CHOICE, FIELD(direct_read), .names = bool_name},
     {.key = "mcio_io_thread", .kind = HINT_CHOICE, FIELD(io_thread), .names = io_thread_name},
+    /* A sync at the end of each collective write, so that a write the file system acknowledged
+     * but its server refused fails that call (mcio_twophase.c). */
+    {.key = "mcio_write_sync", .kind = HINT_CHOICE, FIELD(write_sync), .names = write_sync_name},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 

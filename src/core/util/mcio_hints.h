@@ -34,6 +34,14 @@ enum mcio_transport {
 /* The value of mcio_transport t ("p2p", "rma"), or NULL past the last. */
 const char *mcio_transport_name(int t);
 
+/* mcio_write_sync: whether a collective write ends with a sync of the file. */
+enum mcio_write_sync_mode {
+    MCIO_WRITE_SYNC_AUTO = 0, /* where the file system acknowledges writes before its servers
+                                 have them (GlusterFS, NFS: mcio_fsinfo.defers_errors) */
+    MCIO_WRITE_SYNC_TRUE,
+    MCIO_WRITE_SYNC_FALSE
+};
+
 typedef struct mcio_hints {
     int64_t cb_buffer_size; /* ROMIO's cb_buffer_size: 16 MiB */
     int cb_nodes;           /* ROMIO's cb_nodes: 0 = one aggregator per node */
@@ -57,6 +65,7 @@ typedef struct mcio_hints {
     int64_t subbuffer_size;         /* mcio_subbuffer_size: 0 = stripe, or block-size multiple */
     int transport;                  /* mcio_transport: enum mcio_transport, p2p */
     int io_thread;                  /* mcio_io_thread: enum mcio_io_thread_mode, auto */
+    int write_sync;                 /* mcio_write_sync: enum mcio_write_sync_mode, auto */
     double slow_call_seconds;       /* mcio_slow_call_seconds: slow backend, delay per call */
     double slow_byte_seconds;       /* mcio_slow_byte_seconds: slow backend, delay per byte */
 } mcio_hints;

@@ -1,0 +1,622 @@
+/*
+ * Collective I/O on a real GlusterFS volume (scripts/gluster.sh), with faults from the real
+ * servers: brick processes killed with SIGKILL and restarted by glusterd, a volume that fills.
+ *
+ * Every call writes or reads one region of the file in an IOR-like layout: K blocks of B bytes
+ * per rank, ranks interleaved in each segment, region c at c * nprocs * K * B. Data depends on
+ * the offset and a generation (mt_data), so any byte that did not reach the file is seen.
+ *
+ * The brick killed is the one that holds the file's first shard (--pid-cmd, scripts/gluster.sh
+ * brick-pid-of): every read and write of a sharded file goes through it (the shard translator
+ * keeps the file's size there), so the outcome is certain: the call fails.
+ *
+ *   write-kill   call 0 healthy; brick killed by rank 0 a third of call 0's time into call 1;
+ *                calls go on until one fails (at most --calls). Then the bricks are restarted.
+ *   read-kill    the regions written and verified on a healthy volume, then read again with
+ *                the brick killed during read call 1, until a read fails.
+ *   fill         writes to the small volume until one fails for lack of space; then the file
+ *                is removed and a new one written on the same volume.
+ *   restart      call 0; the brick killed and restarted; call 1 on the same handle must work.
+ *   cross-write / cross-read   a file written at one rank count, read back at another.
+ *
+ * --api mcio (the default) asserts what mcio promises: the failing call fails on every rank with
+ * the same status and message naming the file and the operation ("write" / "read"), the kill
+ * landed before that call returned, every call reported successful holds its bytes in the file
+ * after the restart, the next call on the healthy volume (same handle, then a new file) works.
+ * --api mpi runs the same through MPI_File_write_all / read_all (the MPI library's ROMIO or
+ * OMPIO) and only reports what it saw, one line, for docs/reliability.md.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#include "mcio_test.h"
+
+static struct {
+    const char *scenario, *file, *restart_cmd, *pid_cmd, *api;
+    int brick_pid, calls, blocks;
+    int64_t block;
+    int use_mpi;
+} opt = {.api = "mcio", .calls = 8, .blocks = 4, .block = 256 << 10};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One open file, through mcio or through the MPI library's MPI-IO. */
+typedef struct gfile {
+    mcio_file m;
+    MPI_File f;
+    int64_t *off, *len; /* this rank's extents of the current region */
+    MPI_Datatype view;
+} gfile;
+
+/* What the last call returned on this rank, and its message. */
+static int last_st;
+static char last_msg[MPI_MAX_ERROR_STRING + 64];
+
+static int64_t region_bytes(void) { return (int64_t)mt.nprocs * opt.blocks * opt.block; }
+
+static void set_extents(gfile *g, int c)
+{
+    for (int k = 0; k < opt.blocks; k++) {
+        g->off[k] = c * region_bytes() + ((int64_t)k * mt.nprocs + mt.rank) * opt.block;
+        g->len[k] = opt.block;
+    }
+}
+
+static void mpi_status(int rc)
+{
+    last_st = rc;
+    last_msg[0] = '\0';
+    if (rc != MPI_SUCCESS) {
+        int n = 0, cls = 0;
+        char s[MPI_MAX_ERROR_STRING];
+        MPI_Error_string(rc, s, &n);
+        MPI_Error_class(rc, &cls);
+        snprintf(last_msg, sizeof last_msg, "class %d: %s", cls, s);
+        last_st = cls ? cls : 1;
+    }
+}
+
+static int g_open(gfile *g, const char *path, int amode)
+{
+    memset(g, 0, sizeof *g);
+    g->off = mt_malloc((size_t)opt.blocks * sizeof(int64_t));
+    g->len = mt_malloc((size_t)opt.blocks * sizeof(int64_t));
+    if (!opt.use_mpi) {
+        last_st = mcio_file_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, &g->m);
+        snprintf(last_msg, sizeof last_msg, "%s", mcio_error_message());
+        return last_st;
+    }
+    mpi_status(MPI_File_open(MPI_COMM_WORLD, path, amode, MPI_INFO_NULL, &g->f));
+    if (last_st == MPI_SUCCESS) {
+        MPI_File_set_errhandler(g->f, MPI_ERRORS_RETURN);
+        MPI_Type_vector(opt.blocks, (int)opt.block, (int)(mt.nprocs * opt.block), MPI_BYTE, &g->view);
+        MPI_Type_commit(&g->view);
+    }
+    return last_st;
+}
+
+/* Write (write = 1) or read region c with buf (this rank's blocks, packed). */
+static int g_io(gfile *g, int c, int write, uint8_t *buf)
+{
+    set_extents(g, c);
+    if (!opt.use_mpi) {
+        last_st = write ? mcio_write_at_all(g->m, opt.blocks, g->off, g->len, buf)
+                        : mcio_read_at_all(g->m, opt.blocks, g->off, g->len, buf);
+        snprintf(last_msg, sizeof last_msg, "%s", last_st ? mcio_error_message() : "");
+        return last_st;
+    }
+    int rc = MPI_File_set_view(g->f, g->off[0], MPI_BYTE, g->view, "native", MPI_INFO_NULL);
+    if (rc == MPI_SUCCESS) {
+        MPI_Status s;
+        int n = (int)(opt.blocks * opt.block);
+        rc = write ? MPI_File_write_all(g->f, buf, n, MPI_BYTE, &s)
+                   : MPI_File_read_all(g->f, buf, n, MPI_BYTE, &s);
+        int got = 0;
+        if (rc == MPI_SUCCESS && MPI_Get_count(&s, MPI_BYTE, &got) == MPI_SUCCESS && got != n)
+            rc = MPI_ERR_IO, snprintf(last_msg, sizeof last_msg, "%d of %d bytes", got, n);
+    }
+    mpi_status(rc);
+    return last_st;
+}
+
+static int g_close(gfile *g)
+{
+    if (!opt.use_mpi) {
+        last_st = mcio_file_close(&g->m);
+        snprintf(last_msg, sizeof last_msg, "%s", last_st ? mcio_error_message() : "");
+    } else {
+        mpi_status(MPI_File_close(&g->f));
+        if (g->view != MPI_DATATYPE_NULL && g->view)
+            MPI_Type_free(&g->view);
+    }
+    free(g->off);
+    free(g->len);
+    return last_st;
+}
+
+/* This rank's data of region c, generation gen. */
+static uint8_t *region_data(int c, unsigned gen)
+{
+    mt_extents e = {0};
+    for (int k = 0; k < opt.blocks; k++)
+        mt_ext_push(&e, c * region_bytes() + ((int64_t)k * mt.nprocs + mt.rank) * opt.block,
+                    opt.block);
+    uint8_t *b = mt_pack(&e, gen);
+    mt_ext_free(&e);
+    return b;
+}
+
+/* Do all ranks agree on last_st and last_msg? Collective. */
+static int agreed(void)
+{
+    int64_t h = mt_hash(last_msg), v[4] = {last_st, -(int64_t)last_st, h, -h}, r[4];
+    MPI_Allreduce(v, r, 4, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return r[0] == -r[1] && r[2] == -r[3];
+}
+
+/* The largest status over ranks (0: every rank succeeded). Collective. */
+static int any_failed(void)
+{
+    int f = last_st != 0, any = 0;
+    MPI_Allreduce(&f, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
+/* pread of [lo, hi) of the file (each rank a slice) against regions [0, nreg) of gen. */
+static int verify_regions(const char *path, int nreg, unsigned gen)
+{
+    int64_t size = nreg * region_bytes(), lo = size * mt.rank / mt.nprocs,
+            hi = size * (mt.rank + 1) / mt.nprocs, done = 0;
+    uint8_t *got = mt_malloc((size_t)(hi - lo)), *want = mt_malloc((size_t)(hi - lo));
+    for (int64_t o = lo; o < hi; o++)
+        want[o - lo] = mt_data(o, gen);
+    int fd = open(path, O_RDONLY);
+    while (fd >= 0 && done < hi - lo) {
+        ssize_t n = pread(fd, got + done, (size_t)(hi - lo - done), lo + done);
+        if (n <= 0)
+            break;
+        done += n;
+    }
+    int ok = fd >= 0 && done == hi - lo && memcmp(got, want, (size_t)(hi - lo)) == 0;
+    if (fd >= 0)
+        close(fd);
+    free(got);
+    free(want);
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* Rank 0 runs the restart command (scripts/gluster.sh restart-bricks VOL); 0 when it worked. */
+static int restart_bricks(void)
+{
+    int rc = 0;
+    if (mt.rank == 0) {
+        fflush(stdout);
+        rc = opt.restart_cmd ? system(opt.restart_cmd) : -1;
+    }
+    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return rc;
+}
+
+/* Rank 0 asks which brick holds the file's byte at off (--pid-cmd CMD FILE OFF prints its pid);
+ * 0 when it cannot. */
+static int find_brick(int64_t off)
+{
+    int pid = 0;
+    if (mt.rank == 0 && opt.pid_cmd) {
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "%s '%s' %" PRId64, opt.pid_cmd, opt.file, off);
+        FILE *p = popen(cmd, "r");
+        if (p && fscanf(p, "%d", &pid) != 1)
+            pid = 0;
+        if (p)
+            pclose(p);
+    }
+    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    opt.brick_pid = pid;
+    CHECKF(pid > 0, "no brick pid for %s from '%s'", opt.file, opt.pid_cmd ? opt.pid_cmd : "(no --pid-cmd)");
+    return pid;
+}
+
+/* Rank 0 kills the brick from a thread, delay seconds after it starts; when it did it. */
+static struct {
+    pthread_t th;
+    double delay, at;
+    int started;
+} killer;
+
+static void *kill_brick(void *arg)
+{
+    (void)arg;
+    struct timespec ts = {.tv_sec = (time_t)killer.delay,
+                          .tv_nsec = (long)((killer.delay - (double)(time_t)killer.delay) * 1e9)};
+    nanosleep(&ts, NULL);
+    killer.at = now();
+    kill(opt.brick_pid, SIGKILL);
+    return NULL;
+}
+
+static void start_killer(double delay)
+{
+    if (mt.rank != 0)
+        return;
+    killer.delay = delay;
+    killer.started = pthread_create(&killer.th, NULL, kill_brick, NULL) == 0;
+}
+
+static void join_killer(void)
+{
+    if (mt.rank == 0 && killer.started)
+        pthread_join(killer.th, NULL);
+}
+
+/* What a fault scenario saw; asserted for mcio, reported for the MPI library. */
+typedef struct outcome {
+    int failed_call; /* the first call that failed, -1: none */
+    int status, agree, names_file, names_op;
+    double call_seconds; /* the failing call's duration */
+    int kill_in_call;    /* the kill landed before the failing call returned */
+    int ok_calls_verified, next_call_ok, new_file_ok, close_st, close_agree;
+    char msg[sizeof last_msg];
+} outcome;
+
+static void note_failure(outcome *o, int c, const char *op, double t0, double t1)
+{
+    o->failed_call = c;
+    o->status = last_st;
+    o->agree = agreed();
+    snprintf(o->msg, sizeof o->msg, "%s", last_msg);
+    const char *base = strrchr(opt.file, '/') ? strrchr(opt.file, '/') + 1 : opt.file;
+    int v[2] = {strstr(last_msg, base) != NULL, strstr(last_msg, op) != NULL}, all[2];
+    if (last_st == 0) /* a rank that succeeded has nothing to name */
+        v[0] = v[1] = 0;
+    MPI_Allreduce(v, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    o->names_file = all[0];
+    o->names_op = all[1];
+    o->call_seconds = t1 - t0;
+    int in = mt.rank == 0 && killer.started && killer.at > 0 && killer.at <= t1;
+    MPI_Bcast(&in, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    o->kill_in_call = in;
+}
+
+/* The next call on a healthy volume: a new file beside the first, written and read back. */
+static int new_file_works(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s.next", opt.file);
+    gfile g;
+    int ok = g_open(&g, path, MPI_MODE_CREATE | MPI_MODE_RDWR) == 0;
+    uint8_t *w = region_data(0, 7), *r = mt_malloc((size_t)(opt.blocks * opt.block));
+    ok = !any_failed() && ok;
+    if (ok) {
+        ok = g_io(&g, 0, 1, w) == 0;
+        ok = !any_failed() && ok;
+        ok = ok && g_io(&g, 0, 0, r) == 0 && memcmp(r, w, (size_t)(opt.blocks * opt.block)) == 0;
+        g_close(&g);
+    }
+    ok = ok && verify_regions(path, 1, 7);
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mt.rank == 0)
+        unlink(path);
+    free(w);
+    free(r);
+    return all;
+}
+
+static void report(const outcome *o)
+{
+    if (mt.rank != 0)
+        return;
+    printf("RESULT api=%s scenario=%s ranks=%d failed_call=%d status=%d agree=%d names_file=%d "
+           "names_op=%d kill_in_call=%d call_s=%.2f ok_calls_verified=%d next_call_ok=%d "
+           "new_file_ok=%d close=%d close_agree=%d msg=\"%.200s\"\n",
+           opt.api, opt.scenario, mt.nprocs, o->failed_call, o->status, o->agree, o->names_file,
+           o->names_op, o->kill_in_call, o->call_seconds, o->ok_calls_verified, o->next_call_ok,
+           o->new_file_ok, o->close_st, o->close_agree, o->msg);
+    fflush(stdout);
+}
+
+static void assert_outcome(const outcome *o, const char *op, int want_fail)
+{
+    if (opt.use_mpi)
+        return; /* the MPI library's behaviour is reported, not judged */
+    if (want_fail) {
+        CHECKF(o->failed_call >= 0, "no %s failed although the brick was killed / space ran out", op);
+        CHECKF(o->agree, "ranks disagree on the failed %s (this rank: %d '%s')", op, o->status, o->msg);
+        CHECKF(o->names_file, "the error does not name the file %s: '%s'", opt.file, o->msg);
+        CHECKF(o->names_op, "the error does not name the operation '%s': '%s'", op, o->msg);
+        CHECKF(o->status == MCIO_ERR_IO || o->status == MCIO_ERR_NOSPACE,
+               "status %d (%s), expected an I/O or no-space error", o->status, mcio_strerror(o->status));
+    }
+    CHECKF(o->ok_calls_verified, "a %s reported successful does not hold its bytes", op);
+    CHECKF(o->next_call_ok, "the next call on the same handle failed after the volume was healthy again");
+    CHECKF(o->new_file_ok, "a new file on the healthy volume could not be written and read back");
+    CHECKF(o->close_agree, "ranks disagree on close");
+}
+
+static void scenario_write_kill(int restart_between)
+{
+    outcome o = {.failed_call = -1, .close_st = -1};
+    gfile g;
+    CHECKF(g_open(&g, opt.file, MPI_MODE_CREATE | MPI_MODE_RDWR) == 0, "open %s: %s", opt.file, last_msg);
+    if (any_failed())
+        return;
+    int c, ok_calls = 0;
+    double d0 = 0;
+    for (c = 0; c < opt.calls; c++) {
+        uint8_t *buf = region_data(c, 1);
+        if (c == 1 && !find_brick(0))
+            break;
+        if (c == 1 && !restart_between)
+            start_killer(d0 / 3 > 0.005 ? d0 / 3 : 0.005);
+        if (c == 1 && restart_between) {
+            int rc = 0;
+            if (mt.rank == 0)
+                rc = kill(opt.brick_pid, SIGKILL);
+            MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            CHECKF(rc == 0, "kill of brick pid %d failed", opt.brick_pid);
+            CHECKF(restart_bricks() == 0, "restart of the bricks failed");
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = now();
+        g_io(&g, c, 1, buf);
+        double t1 = now(), d = t1 - t0;
+        free(buf);
+        MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (c == 0)
+            d0 = d;
+        if (any_failed()) {
+            note_failure(&o, c, "write", t0, t1);
+            break;
+        }
+        ok_calls = c + 1;
+        if (restart_between && c == 1)
+            break;
+    }
+    join_killer();
+    if (!restart_between && restart_bricks() != 0)
+        CHECKF(0, "restart of the bricks failed");
+    /* Every call reported successful holds its bytes (generation 1). */
+    o.ok_calls_verified = verify_regions(opt.file, ok_calls, 1);
+    /* The next call on the same handle: the failed region again, then read back. */
+    int next = o.failed_call >= 0 ? o.failed_call : ok_calls;
+    uint8_t *w = region_data(next, 2), *r = mt_malloc((size_t)(opt.blocks * opt.block));
+    int ok = g_io(&g, next, 1, w) == 0;
+    ok = !any_failed() && ok;
+    ok = ok && g_io(&g, next, 0, r) == 0 && memcmp(r, w, (size_t)(opt.blocks * opt.block)) == 0;
+    int all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    o.next_call_ok = all;
+    free(w);
+    free(r);
+    g_close(&g);
+    o.close_st = last_st;
+    o.close_agree = agreed();
+    o.new_file_ok = new_file_works();
+    report(&o);
+    if (restart_between) {
+        CHECKF(o.failed_call < 0, "a write after the restart failed: %d '%s'", o.status, o.msg);
+        CHECKF(ok_calls == 2, "%d calls done, expected 2", ok_calls);
+    } else {
+        if (!opt.use_mpi)
+            CHECKF(o.failed_call < 0 || o.kill_in_call,
+                   "call %d failed but the kill landed after it returned", o.failed_call);
+    }
+    assert_outcome(&o, "write", !restart_between);
+}
+
+static void scenario_read_kill(void)
+{
+    outcome o = {.failed_call = -1, .close_st = -1};
+    gfile g;
+    CHECKF(g_open(&g, opt.file, MPI_MODE_CREATE | MPI_MODE_RDWR) == 0, "open %s: %s", opt.file, last_msg);
+    if (any_failed())
+        return;
+    int64_t n = opt.blocks * opt.block;
+    for (int c = 0; c < opt.calls; c++) {
+        uint8_t *buf = region_data(c, 1);
+        CHECKF(g_io(&g, c, 1, buf) == 0, "healthy write of region %d: %s", c, last_msg);
+        free(buf);
+    }
+    CHECKF(verify_regions(opt.file, opt.calls, 1), "the healthy writes do not verify");
+    uint8_t *r = mt_malloc((size_t)n);
+    int c, bad_reads = 0;
+    double d0 = 0;
+    /* The brick killed holds region 1's first shard; the reads go over the regions twice, so a
+     * read of that shard comes after the kill even when call 1 read it just before. */
+    for (c = 0; c < 2 * opt.calls; c++) {
+        if (c == 1 && !find_brick(region_bytes()))
+            break;
+        if (c == 1)
+            start_killer(d0 / 3 > 0.005 ? d0 / 3 : 0.005);
+        memset(r, 0, (size_t)n);
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = now();
+        g_io(&g, c % opt.calls, 0, r);
+        double t1 = now(), d = t1 - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (c == 0)
+            d0 = d;
+        if (any_failed()) {
+            note_failure(&o, c, "read", t0, t1);
+            break;
+        }
+        /* A read reported successful must hold the right bytes. */
+        uint8_t *want = region_data(c % opt.calls, 1);
+        bad_reads += memcmp(r, want, (size_t)n) != 0;
+        free(want);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad_reads, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    join_killer();
+    CHECKF(restart_bricks() == 0, "restart of the bricks failed");
+    o.ok_calls_verified = bad_reads == 0 && verify_regions(opt.file, opt.calls, 1);
+    /* The next call on the same handle: every region read again, all bytes intact. */
+    int ok = 1;
+    for (c = 0; c < opt.calls && ok; c++) {
+        uint8_t *want = region_data(c, 1);
+        ok = g_io(&g, c, 0, r) == 0 && memcmp(r, want, (size_t)n) == 0;
+        free(want);
+        int all = 0;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        ok = all;
+    }
+    o.next_call_ok = ok;
+    free(r);
+    g_close(&g);
+    o.close_st = last_st;
+    o.close_agree = agreed();
+    o.new_file_ok = new_file_works();
+    report(&o);
+    if (!opt.use_mpi)
+        CHECKF(o.failed_call < 0 || o.kill_in_call,
+               "read %d failed but the kill landed after it returned", o.failed_call);
+    assert_outcome(&o, "read", 1);
+}
+
+static void scenario_fill(void)
+{
+    outcome o = {.failed_call = -1, .close_st = -1};
+    gfile g;
+    CHECKF(g_open(&g, opt.file, MPI_MODE_CREATE | MPI_MODE_RDWR) == 0, "open %s: %s", opt.file, last_msg);
+    if (any_failed())
+        return;
+    int c, ok_calls = 0;
+    for (c = 0; c < opt.calls; c++) {
+        uint8_t *buf = region_data(c, 1);
+        double t0 = now();
+        g_io(&g, c, 1, buf);
+        double t1 = now();
+        free(buf);
+        if (any_failed()) {
+            note_failure(&o, c, "write", t0, t1);
+            break;
+        }
+        ok_calls = c + 1;
+    }
+    g_close(&g);
+    o.close_st = last_st;
+    o.close_agree = agreed();
+    o.ok_calls_verified = verify_regions(opt.file, ok_calls, 1);
+    /* Free the space (a full brick may refuse the unlink for a moment), then the volume is
+     * healthy: the next call is a new file on it. */
+    int rm = 0;
+    if (mt.rank == 0) {
+        for (int i = 0; i < 100 && (rm = unlink(opt.file) == 0 || errno == ENOENT) == 0; i++) {
+            if (truncate(opt.file, 0) != 0 && errno == ENOENT)
+                break;
+            nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+        }
+    }
+    MPI_Bcast(&rm, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECKF(rm, "cannot remove %s to free the volume", opt.file);
+    o.next_call_ok = rm;
+    o.new_file_ok = new_file_works();
+    report(&o);
+    assert_outcome(&o, "write", 1);
+    if (!opt.use_mpi)
+        CHECKF(o.status == MCIO_ERR_NOSPACE || strstr(o.msg, "space"),
+               "the fill failed with %d '%s', not for lack of space", o.status, o.msg);
+}
+
+/* cross-write: regions [0, calls) with generation 5. cross-read: read them back (any rank count
+ * and block layout that covers the same bytes: here each rank reads a contiguous slice). */
+static void scenario_cross(int write)
+{
+    mcio_file fh;
+    CHECK_OK(mcio_file_open(MPI_COMM_WORLD, opt.file,
+                            write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY,
+                            MPI_INFO_NULL, &fh));
+    if (write) {
+        gfile g = {.m = fh};
+        g.off = mt_malloc((size_t)opt.blocks * sizeof(int64_t));
+        g.len = mt_malloc((size_t)opt.blocks * sizeof(int64_t));
+        for (int c = 0; c < opt.calls; c++) {
+            uint8_t *buf = region_data(c, 5);
+            CHECK_OK(g_io(&g, c, 1, buf));
+            free(buf);
+        }
+        free(g.off);
+        free(g.len);
+    } else {
+        /* The total size is given by the writer's layout (--ranks-written): read the file's size. */
+        struct stat sb;
+        int64_t size = stat(opt.file, &sb) == 0 ? (int64_t)sb.st_size : 0;
+        CHECKF(size > 0, "%s is empty or missing", opt.file);
+        /* Pieces of an odd size, dealt round-robin: no rank reads what it would have written. */
+        int64_t piece = 65536 + 4093, np = (size + piece - 1) / piece;
+        mt_extents e = {0};
+        for (int64_t i = mt.rank; i < np; i += mt.nprocs)
+            mt_ext_push(&e, i * piece, i * piece + piece <= size ? piece : size - i * piece);
+        int64_t n = mt_ext_bytes(&e);
+        uint8_t *got = mt_malloc((size_t)n);
+        if (CHECK_OK(mcio_read_at_all(fh, e.n, e.off, e.len, got)) == MCIO_SUCCESS) {
+            uint8_t *want = mt_pack(&e, 5);
+            MT_COMPARE(got, want, n, 0, "cross-count read");
+            free(want);
+        }
+        free(got);
+        mt_ext_free(&e);
+    }
+    CHECK_OK(mcio_file_close(&fh));
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, "gluster_io");
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] != '-' && !opt.scenario)
+            opt.scenario = argv[i];
+        else if (!strcmp(argv[i], "--file") && i + 1 < argc)
+            opt.file = argv[++i];
+        else if (!strcmp(argv[i], "--api") && i + 1 < argc)
+            opt.api = argv[++i];
+        else if (!strcmp(argv[i], "--pid-cmd") && i + 1 < argc)
+            opt.pid_cmd = argv[++i];
+        else if (!strcmp(argv[i], "--restart") && i + 1 < argc)
+            opt.restart_cmd = argv[++i];
+        else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
+            opt.calls = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--blocks") && i + 1 < argc)
+            opt.blocks = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--block") && i + 1 < argc)
+            opt.block = atoll(argv[++i]);
+        else {
+            if (mt.rank == 0)
+                fprintf(stderr, "gluster_io: unknown argument '%s'\n", argv[i]);
+            MPI_Finalize();
+            return 2;
+        }
+    }
+    opt.use_mpi = !strcmp(opt.api, "mpi");
+    if (!opt.scenario || !opt.file || opt.calls < 2 || opt.blocks < 1 || opt.block < 1) {
+        if (mt.rank == 0)
+            fprintf(stderr, "usage: gluster_io write-kill|read-kill|fill|restart|cross-write|"
+                            "cross-read --file PATH [--api mcio|mpi] [--pid-cmd CMD] "
+                            "[--restart CMD] [--calls N] [--blocks K] [--block B]\n");
+        MPI_Finalize();
+        return 2;
+    }
+    mt.ctx = opt.scenario;
+    if (!strcmp(opt.scenario, "write-kill"))
+        scenario_write_kill(0);
+    else if (!strcmp(opt.scenario, "restart"))
+        scenario_write_kill(1);
+    else if (!strcmp(opt.scenario, "read-kill"))
+        scenario_read_kill();
+    else if (!strcmp(opt.scenario, "fill"))
+        scenario_fill();
+    else if (!strcmp(opt.scenario, "cross-write") || !strcmp(opt.scenario, "cross-read"))
+        scenario_cross(!strcmp(opt.scenario, "cross-write"));
+    else
+        CHECKF(0, "unknown scenario %s", opt.scenario);
+    return mt_finish();
+}
