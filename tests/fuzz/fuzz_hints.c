@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the hints parser (src/util/mcio_hints.c) on the text of a hints file, as
+ * Fuzz target: the hints parser (src/core/util/mcio_hints.c) on the text of a hints file, as
  * MCIO_HINTS or ROMIO_HINTS give it: every line through mcio_hints_parse_line and
  * mcio_hints_set, then a round trip. Properties: no crash; a rejected line leaves a message;
  * the hints in force that differ from the defaults, printed by mcio_hints_get and set again on
@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (mcio_hints_set(&h, key, value, "fuzz:1", detail) != MCIO_SUCCESS && !detail[0])
             __builtin_trap(); /* an error without a message */
         int64_t x;
-        (void)mcio_hints_parse_bytes(value, 0, INT64_MAX, &x);
+        (void)mcio_parse_bytes(value, 0, INT64_MAX, &x);
     }
     mcio_hints again = mcio_hints_default(), def = mcio_hints_default();
     char key[128], value[4200], key2[128], value2[4200];

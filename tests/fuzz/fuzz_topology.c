@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the topology file parser (src/machine/mcio_network.c), one executable per
+ * Fuzz target: the topology file parser (src/core/machine/mcio_network.c), one executable per
  * format: fuzz_topology_slurm (a Slurm topology.conf), fuzz_topology_grid, fuzz_topology_matrix.
  * The input is the file's text after a first line that selects the format, so that each target
  * explores its own format's grammar. Properties: no crash; an error names the file and a line
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text + sizeof head - 1, data, size);
     text[sizeof head - 1 + size] = '\0';
     mcio_network net;
-    char detail[MCIO_NET_DETAIL_LEN] = "";
+    char detail[MCIO_DETAIL_LEN] = "";
     int st = mcio_network_parse(text, "fuzz", &net, detail);
     if (st != MCIO_SUCCESS) {
         if (strncmp(detail, "fuzz", 4) != 0) {
