@@ -141,6 +141,17 @@ typedef struct mcio_stats {
     double t_overlap;         /* file access hidden behind the exchange (0 without a pipeline) */
     int io_inline;            /* 1: some aggregator's pipelined file access ran inline, without
                                  an I/O thread (mcio_io_thread; docs/hints.md) */
+    /* Memory (docs/hints.md, mcio_memory_margin). */
+    const int *node_memory_source; /* [nodes] where node_budget_bytes came from: 0 unknown,
+                                      1 MemAvailable, 2 cgroup v1, 3 cgroup v2, 4 rlimit,
+                                      5 the mcio_node_memory hint, 6 virtual */
+    const int64_t *node_model_bytes; /* [nodes] the memory model's bytes for the call: buffers,
+                                        staging, metadata (src/plan/memmodel.c) */
+    const int64_t *node_predicted_peak_bytes; /* [nodes] what the node's binding cgroup held
+                                                 when the call planned plus node_model_bytes;
+                                                 -1 when no cgroup binds the node */
+    int memory_conscious; /* 1: the default strategy (auto) planned memory-consciously because
+                             the classic plan did not fit a node's memory */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

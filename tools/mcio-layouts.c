@@ -277,6 +277,18 @@ static int64_t expected_bytes(const view *v, MPI_Offset off_etypes, const void *
     return n;
 }
 
+/* why: the MPI error strings of a failed native (rc1) and mcio (rc2) access. */
+static void describe_errors(const char *what, int rc1, int rc2, char *why, size_t n)
+{
+    char e1[MPI_MAX_ERROR_STRING] = "", e2[MPI_MAX_ERROR_STRING] = "";
+    int l;
+    if (rc1 != MPI_SUCCESS)
+        MPI_Error_string(rc1, e1, &l);
+    if (rc2 != MPI_SUCCESS)
+        MPI_Error_string(rc2, e2, &l);
+    snprintf(why, n, "%s: native '%.60s', mcio '%.100s'", what, e1, e2);
+}
+
 typedef struct layout_access {
     int write, at;
     MPI_Offset off;
@@ -425,7 +437,7 @@ int main(int argc, char **argv)
         int rc2 = do_access(0, pb, info, &v, &a, w, cnt, mt);
         calls++;
         if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS)
-            fail = 1, snprintf(why, sizeof why, "write: native rc %d, mcio rc %d", rc1, rc2);
+            fail = 1, describe_errors("write", rc1, rc2, why, sizeof why);
         MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!fail && rank == 0) {
             int64_t na = 0, nb = 0, ne = fend;
@@ -462,7 +474,7 @@ int main(int argc, char **argv)
             rc2 = do_access(0, pa, info, &v, &r, rm, cnt, mt);
             calls++;
             if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS) {
-                fail = 1, snprintf(why, sizeof why, "read: native rc %d, mcio rc %d", rc1, rc2);
+                fail = 1, describe_errors("read", rc1, rc2, why, sizeof why);
             } else {
                 /* The read through the same view and memory type gives back what was written
                  * where the memory type has data, the sentinel elsewhere: mark those bytes by

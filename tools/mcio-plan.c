@@ -35,8 +35,10 @@ static const char usage[] =
     "  --ranks N          number of ranks (default 8)\n"
     "  --ranks-per-node K consecutive ranks per node (default 1)\n"
     "  --node-memory SPEC memory per node, as MCIO_VIRTUAL_NODE_MEMORY: a list (64m,16m,0,\n"
-    "                     repeated over the nodes) or normal:MEAN:SD[:SEED]; default: no limit\n"
-    "  --strategy S       memory or romio (default memory; same as --hint mcio_strategy=S)\n"
+    "                     repeated over the nodes) or normal:MEAN:SD[:SEED], or detect: every\n"
+    "                     node has what this process has (MemAvailable, its memory cgroup,\n"
+    "                     its rlimits, as mcio reads them); default: no limit\n"
+    "  --strategy S       memory, romio or auto (default memory; same as --hint mcio_strategy=S)\n"
     "  --hint KEY=VAL     a hint, repeatable (mcio_nah, mcio_msgind, mcio_msggroup, mcio_memmin,\n"
     "                     mcio_node_memory, cb_buffer_size, cb_nodes, striping_unit, ...)\n"
     "  --fs-path PATH     plan for the file system that holds PATH, as mcio_file_open does: its\n"
@@ -88,7 +90,7 @@ static int parse(int argc, char **argv, opts *o)
         } else if (!strcmp(a, "--fs-path")) {
             mcio_fs_probe(v, &o->fs);
         } else if (!strcmp(a, "--node-memory")) {
-            if (mcio_memory_virtual(v, 0, NULL, detail) != MCIO_SUCCESS)
+            if (strcmp(v, "detect") != 0 && mcio_memory_virtual(v, 0, NULL, detail) != MCIO_SUCCESS)
                 return bad("--node-memory '%s': not a list of byte counts or normal:MEAN:SD[:SEED]%s",
                            v, "");
             o->node_memory = v;
@@ -201,6 +203,7 @@ typedef struct job {
     double secs, cpu;   /* wall and CPU time of the planning call */
     mcio_fdplan plan;
     mcio_memplan d;
+    char source[MCIO_MEM_WHERE_LEN + 16]; /* where the nodes' memory figure came from */
 } job;
 
 static void job_free(job *j)
@@ -242,11 +245,25 @@ static int job_describe(job *j)
         j->node[r] = r / j->o.per_node;
     for (int k = 0; k < nn; k++)
         j->mem[k] = INT64_MAX;
-    if (j->o.node_memory)
+    /* Where the nodes' figure comes from, as MCIO_STATS says it (node_memory_source). */
+    snprintf(j->source, sizeof j->source, "unknown");
+    if (j->o.node_memory && !strcmp(j->o.node_memory, "detect")) {
+        mcio_memory_probe p;
+        mcio_memory_probe_at("", mcio_memory_rlimits(), &p);
+        for (int k = 0; k < nn; k++)
+            j->mem[k] = p.avail < 0 ? INT64_MAX : p.avail;
+        int cg = p.source == MCIO_MEM_CGROUP_V1 || p.source == MCIO_MEM_CGROUP_V2;
+        snprintf(j->source, sizeof j->source, "%s%s%s", mcio_memory_source_name(p.source),
+                 cg ? ":" : "", cg ? p.cg_path : "");
+    } else if (j->o.node_memory) {
         mcio_memory_virtual(j->o.node_memory, nn, j->mem, detail); /* checked when parsed */
+        snprintf(j->source, sizeof j->source, "virtual");
+    }
     for (int k = 0; k < nn; k++) /* the mcio_node_memory cap, as mcio_file_open applies it */
-        if (j->o.hints.node_memory > 0 && j->o.hints.node_memory < j->mem[k])
+        if (j->o.hints.node_memory > 0 && j->o.hints.node_memory < j->mem[k]) {
             j->mem[k] = j->o.hints.node_memory;
+            snprintf(j->source, sizeof j->source, "hint");
+        }
     return 0;
 }
 
@@ -325,7 +342,7 @@ static void print_json(const job *j)
                k ? "," : "", plan->fd_start[k], plan->fd_end[k], j->memory ? d->domain_group[k] : 0,
                j->memory ? d->domain_bytes[k] : -1, plan->agg_rank[k], j->node[plan->agg_rank[k]],
                mcio_fdplan_buffer(plan, k), plan->rounds[k], j->memory ? d->fallback[k] : 0);
-    printf("],\"node_memory\":[");
+    printf("],\"node_memory_source\":\"%s\",\"node_memory\":[", j->source);
     for (int k = 0; k < j->nn; k++)
         printf("%s{\"budget\":%" PRId64 ",\"used\":%" PRId64 ",\"aggregators\":%d}", k ? "," : "",
                j->mem[k] == INT64_MAX ? -1 : j->mem[k], j->used[k], j->aggs[k]);
@@ -401,7 +418,8 @@ static void print_domains(const job *j)
                plan->rounds[k], memory && d->fallback[k] ? "fallback" : "");
     if (plan->ndomains > max)
         printf("  ... %d more\n", plan->ndomains - max);
-    printf("\nmemory per node:\n  %6s %12s %12s %11s\n", "node", "budget", "used", "aggregators");
+    printf("\nmemory per node (from %s):\n  %6s %12s %12s %11s\n", j->source, "node", "budget",
+           "used", "aggregators");
     for (int k = 0; k < j->nn && k < max; k++) {
         if (j->mem[k] == INT64_MAX)
             snprintf(b1, sizeof b1, "unlimited");

@@ -12,6 +12,7 @@
 #include "mcio_hints.h"
 #include "mcio_io.h"
 #include "mcio_machine.h"
+#include "mcio_memory.h"
 #include "mcio_plan.h"
 
 /* The collective buffer. Its bytes matter on real machines only: in the simulation build
@@ -67,7 +68,11 @@ struct mcio_file_s {
     /* [nnodes] what a node may spend on collective buffers: its memory (machine description)
      * capped by the mcio_node_memory hint; INT64_MAX when neither is known. */
     int64_t *node_budget;
+    int *node_source; /* [nnodes] enum mcio_memory_source of node_budget */
     int64_t *stats_budget, *stats_peak; /* [nnodes] of the last call, -1 for no limit */
+    int64_t *stats_model;     /* [nnodes] the memory model's bytes of the last call (src/plan) */
+    int64_t *stats_predicted; /* [nnodes] its predicted peak: what the binding cgroup held at
+                                 the call plus the model's bytes; -1 when no cgroup binds */
     int64_t fs_block; /* the file system's block size (statvfs at open; 4096 when unknown) */
     mcio_fsinfo fs;   /* the file system and its stripe size (rank 0 probes at open) */
 };
@@ -96,6 +101,8 @@ struct mcio_plan_s {
     int cb_rounds;            /* rounds of the busiest aggregator in collective buffers (stats) */
     int *slots;               /* [ndomains] sub-buffers in flight (pipelined plans), else NULL */
     struct mcio_pipe *pipe;   /* the pipelined executors' state (mcio_pipeline.c), else NULL */
+    int64_t *mem_model;       /* [2 * nnodes] the memory model's bytes per node, then its
+                                 predicted peak (-1: no cgroup binds the node) (mcio_stats.c) */
 };
 
 /*
@@ -104,6 +111,16 @@ struct mcio_plan_s {
  * aggregator_bytes, which the simulation test compares with the real builds'.
  */
 void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p);
+
+/* Local: the memory model's bytes and predicted peak of plan p per node (p->mem_model), from
+ * the summaries of the call and the plan as the engine will run it. 0 or MCIO_ERR_NOMEM. */
+int mcio_stats_model(mcio_file fh, mcio_plan p);
+
+/*
+ * Collective: read every rank's memory again (mcio_machine_probe_memory) and recompute the
+ * node budgets, with this rank's extent count for the memory model. Cannot fail.
+ */
+void mcio_file_probe_memory(mcio_file fh, int64_t my_extents);
 
 /* Record status and detail as this thread's last error; returns status. */
 int mcio_error_set(int status, const char *detail);

@@ -79,16 +79,6 @@ static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN]
     return apply_info(info, h, "MPI_Info", detail);
 }
 
-/* Each node's budget for collective buffers: what it has, capped by mcio_node_memory. */
-static void set_node_budgets(mcio_file f)
-{
-    for (int j = 0; j < f->machine.nnodes; j++) {
-        int64_t mem = f->machine.node_mem[j], cap = f->hints.node_memory;
-        mem = mem < 0 ? INT64_MAX : mem;
-        f->node_budget[j] = cap > 0 && cap < mem ? cap : mem;
-    }
-}
-
 /* Collective: the file system's block size, the alignment unit of sub-buffers when no stripe
  * size is given (rank 0 asks statvfs, as fstatfs would; 4096 when it cannot tell). */
 static int64_t fs_block_size(MPI_Comm comm, int rank, const char *path)
@@ -124,10 +114,31 @@ static void file_free(mcio_file f)
     free(f->stats_aggs);
     free(f->stats_nodes);
     free(f->node_budget);
+    free(f->node_source);
+    free(f->stats_model);
+    free(f->stats_predicted);
     free(f->stats_budget);
     free(f->stats_peak);
     free(f->summaries);
     free(f);
+}
+
+/* Each node's budget: its memory (the machine description's last probe) capped by the
+ * mcio_node_memory hint, and where the figure came from. */
+static void node_budgets(mcio_file f)
+{
+    for (int j = 0; j < f->machine.nnodes; j++) {
+        int64_t mem = f->machine.node_mem[j], cap = f->hints.node_memory;
+        mem = mem < 0 ? INT64_MAX : mem;
+        f->node_budget[j] = cap > 0 && cap < mem ? cap : mem;
+        f->node_source[j] = cap > 0 && cap < mem ? MCIO_MEM_HINT : f->machine.node_mem_source[j];
+    }
+}
+
+void mcio_file_probe_memory(mcio_file f, int64_t my_extents)
+{
+    mcio_machine_probe_memory(f->comm, &f->machine, my_extents, f->stats_on);
+    node_budgets(f);
 }
 
 int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
@@ -196,12 +207,16 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         goto fail;
     st = mcio_machine_load_network(f->comm, &f->machine, f->hints.topology_file, detail);
     f->node_budget = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    f->node_source = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int));
     f->stats_budget = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
     f->stats_peak = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
-    if (st == MCIO_SUCCESS && (!f->node_budget || !f->stats_budget || !f->stats_peak))
+    f->stats_model = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    f->stats_predicted = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    if (st == MCIO_SUCCESS && (!f->node_budget || !f->node_source || !f->stats_budget ||
+                               !f->stats_peak || !f->stats_model || !f->stats_predicted))
         st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
     if (st == MCIO_SUCCESS)
-        set_node_budgets(f);
+        node_budgets(f);
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
@@ -321,7 +336,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
                                      h.io_backend, fh->hints.io_backend);
     if (st == MCIO_SUCCESS && strcmp(h.topology_file, fh->hints.topology_file) != 0)
         st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
-                                     "hint mcio_topology_file: '%s' after open (chosen at open "
+                                     "hint mcio_topology_file: '%.150s' after open (chosen at open "
                                      "only)", h.topology_file);
     int len = -1;
     if (st == MCIO_SUCCESS && (!(mine = malloc(TEXT)) || !(root = malloc(TEXT))))
@@ -344,7 +359,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     if (st != MCIO_SUCCESS)
         goto fail;
     fh->hints = h;
-    set_node_budgets(fh);
+    node_budgets(fh);
     if (fh->io->configure)
         fh->io->configure(fh->io_state, &fh->hints);
 fail:

@@ -17,6 +17,31 @@ void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p)
                 MPI_INT64_T, 0, fh->comm);
 }
 
+int mcio_stats_model(mcio_file fh, mcio_plan p)
+{
+    int nn = fh->machine.nnodes;
+    mcio_summary *sum = malloc(((size_t)fh->nprocs + 1) * sizeof *sum);
+    mcio_memmodel_node *model = malloc(((size_t)nn + 1) * sizeof *model);
+    p->mem_model = malloc(((size_t)nn + 1) * 2 * sizeof(int64_t));
+    int st = sum && model && p->mem_model ? MCIO_SUCCESS : MCIO_ERR_NOMEM;
+    for (int r = 0; st == MCIO_SUCCESS && r < fh->nprocs; r++)
+        sum[r] = (mcio_summary){fh->summaries[r].start, fh->summaries[r].end,
+                                fh->summaries[r].bytes};
+    mcio_topology topo = {.nprocs = fh->nprocs, .nnodes = nn,
+                          .node_of_rank = fh->machine.node_of_rank,
+                          .rank_extents = fh->machine.rank_extents};
+    if (st == MCIO_SUCCESS)
+        st = mcio_memmodel(&topo, sum, &p->fd, p->slots, p->own_access, model);
+    for (int j = 0; st == MCIO_SUCCESS && j < nn; j++) {
+        int64_t used = fh->machine.node_mem_used[j];
+        p->mem_model[j] = model[j].peak;
+        p->mem_model[nn + j] = used >= 0 ? used + model[j].peak : -1;
+    }
+    free(sum);
+    free(model);
+    return st;
+}
+
 void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_times *t)
 {
     const mcio_fdplan *fd = &p->fd;
@@ -38,6 +63,8 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
     for (int j = 0; j < nn; j++) {
         fh->stats_budget[j] = fh->node_budget[j] == INT64_MAX ? -1 : fh->node_budget[j];
         fh->stats_peak[j] = 0;
+        fh->stats_model[j] = p->mem_model ? p->mem_model[j] : -1;
+        fh->stats_predicted[j] = p->mem_model ? p->mem_model[nn + j] : -1;
     }
     for (int d = 0; d < fd->ndomains; d++)
         fh->stats_peak[fh->machine.node_of_rank[fd->agg_rank[d]]] +=
@@ -65,6 +92,10 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .t_wait = t->wait * 1e-9,
         .t_overlap = t->overlap * 1e-9,
         .io_inline = (int)t->io_inline,
+        .node_memory_source = fh->node_source,
+        .node_model_bytes = fh->stats_model,
+        .node_predicted_peak_bytes = fh->stats_predicted,
+        .memory_conscious = fd->memory_conscious,
     };
     for (int d = 0; d < fd->ndomains; d++)
         if (fd->rounds[d] > 0 && fd->window[d] > s->subbuffer_bytes)
@@ -110,6 +141,22 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
     fprintf(f, "],\"node_peak_bytes\":[");
     for (int j = 0; j < nn; j++)
         fprintf(f, "%s%" PRId64, j ? "," : "", fh->stats_peak[j]);
-    fprintf(f, "]}\n");
+    /* Where each node's figure came from: "cgroup-v1:/path", "meminfo", "hint", ... */
+    fprintf(f, "],\"node_memory_source\":[");
+    for (int j = 0; j < nn; j++) {
+        const char *where = fh->machine.node_mem_where
+                                ? &fh->machine.node_mem_where[(size_t)j * MCIO_MEM_WHERE_LEN]
+                                : "";
+        int cg = fh->node_source[j] == MCIO_MEM_CGROUP_V1 || fh->node_source[j] == MCIO_MEM_CGROUP_V2;
+        fprintf(f, "%s\"%s%s%s\"", j ? "," : "", mcio_memory_source_name(fh->node_source[j]),
+                cg && *where ? ":" : "", cg ? where : "");
+    }
+    fprintf(f, "],\"node_model_bytes\":[");
+    for (int j = 0; j < nn; j++)
+        fprintf(f, "%s%" PRId64, j ? "," : "", fh->stats_model[j]);
+    fprintf(f, "],\"node_predicted_peak_bytes\":[");
+    for (int j = 0; j < nn; j++)
+        fprintf(f, "%s%" PRId64, j ? "," : "", fh->stats_predicted[j]);
+    fprintf(f, "],\"memory_conscious\":%d}\n", fd->memory_conscious);
     fclose(f);
 }

@@ -78,6 +78,7 @@ static void plan_clear(mcio_plan p)
     free(p->types);
     mcio_pipeline_free(p);
     free(p->slots);
+    free(p->mem_model);
 }
 
 void mcio_engine_plan_free(mcio_plan p)
@@ -300,7 +301,8 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
                           .socket_of_rank = fh->machine.socket_of_rank,
                           .sockets_per_node = fh->machine.sockets_per_node,
                           .net = &fh->machine.net,
-                          .node_mem = fh->node_budget};
+                          .node_mem = fh->node_budget,
+                          .rank_extents = fh->machine.rank_extents};
     p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
     int st = p->own_access ? mcio_plan_own(fh->nprocs, sum, &p->fd)
                            : mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
@@ -382,6 +384,8 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
         goto fail;
     }
+    /* The memory each node has now (the application may have taken some since the open). */
+    mcio_file_probe_memory(fh, p->next);
     double t1 = PMPI_Wtime();
 
     /* 2. Planning: pure, the same on every rank; then this rank's schedule. An own-access plan
@@ -391,6 +395,8 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     int aggregate = !p->own_access;
     if (aggregate && st == MCIO_SUCCESS)
         st = schedule_mine(fh, p, &lb);
+    if (st == MCIO_SUCCESS)
+        st = mcio_stats_model(fh, p); /* the memory model of the plan as it will run */
     if (st == MCIO_ERR_ARG)
         snprintf(detail, MCIO_DETAIL_LEN,
                  "a file domain would need more than 2^31 rounds of cb_buffer_size=%" PRId64

@@ -84,17 +84,8 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         sockets = -1;
     const char *memspec = getenv("MCIO_VIRTUAL_NODE_MEMORY");
     char memdetail[MCIO_DETAIL_LEN] = "";
-    int64_t avail = -1;
-    if (memspec && *memspec) {
-        if (mcio_memory_virtual(memspec, 0, NULL, memdetail) != MCIO_SUCCESS)
-            mine[3] = MCIO_ERR_ARG;
-    } else {
-#ifdef MCIO_SIMULATE
-        avail = mcio_sim_node_memory();
-#else
-        avail = mcio_memory_available();
-#endif
-    }
+    if (memspec && *memspec && mcio_memory_virtual(memspec, 0, NULL, memdetail) != MCIO_SUCCESS)
+        mine[3] = MCIO_ERR_ARG;
     if (per_node < 0 || sockets < 0) {
         mine[3] = MCIO_ERR_ARG;
     } else if (per_node > 0) {
@@ -120,9 +111,17 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     m->node_of_rank = malloc((size_t)nprocs * sizeof(int));
     m->socket_of_rank = malloc((size_t)nprocs * sizeof(int));
     int *index = calloc((size_t)nprocs, sizeof(int));
-    int64_t *avail_all = malloc((size_t)nprocs * sizeof(int64_t));
     m->node_mem = malloc((size_t)nprocs * sizeof(int64_t)); /* nnodes <= nprocs */
-    if (!all || !m->node_of_rank || !m->socket_of_rank || !index || !avail_all || !m->node_mem)
+    m->node_mem_source = calloc((size_t)nprocs, sizeof(int));
+    m->node_mem_used = malloc((size_t)nprocs * sizeof(int64_t));
+    m->rank_extents = calloc((size_t)nprocs, sizeof(int64_t));
+    m->probe_all = malloc((size_t)nprocs * MCIO_PROBE_FIELDS * sizeof(int64_t));
+    m->rank_order = malloc((size_t)nprocs * sizeof(int));
+    m->node_first = calloc((size_t)nprocs + 1, sizeof(int));
+    m->probe_node = malloc((size_t)nprocs * sizeof(mcio_memory_probe));
+    if (!all || !m->node_of_rank || !m->socket_of_rank || !index || !m->node_mem ||
+        !m->node_mem_source || !m->node_mem_used || !m->rank_extents || !m->probe_all ||
+        !m->rank_order || !m->node_first || !m->probe_node)
         mine[3] = MCIO_ERR_NOMEM;
     /* The allgather also agrees on errors: a rank that failed to allocate sends its status. */
     int fallback[4];
@@ -164,20 +163,26 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
             m->sockets_per_node = all[4 * r + 2];
     }
     m->is_virtual = per_node > 0;
-    /* Memory: virtual, or what the node's lowest rank reads (the ranks of a node share it). */
-    PMPI_Allgather(&avail, 1, MPI_INT64_T, avail_all, 1, MPI_INT64_T, comm);
+    /* The ranks of each node, in rank order (the probe combines them node by node). */
+    for (int r = 0; r < nprocs; r++)
+        m->node_first[m->node_of_rank[r] + 1]++;
+    for (int j = 0; j < m->nnodes; j++)
+        m->node_first[j + 1] += m->node_first[j];
+    memset(index, 0, (size_t)nprocs * sizeof(int)); /* now: ranks of each node placed so far */
+    for (int r = 0; r < nprocs; r++) {
+        int j = m->node_of_rank[r];
+        m->rank_order[m->node_first[j] + index[j]++] = r;
+    }
+    /* Memory: virtual, or what the ranks read. */
     if (memspec && *memspec) {
         mcio_memory_virtual(memspec, m->nnodes, m->node_mem, memdetail); /* checked above */
         m->mem_is_virtual = 1;
-    } else {
         for (int j = 0; j < m->nnodes; j++)
-            m->node_mem[j] = -1;
-        for (int r = nprocs - 1; r >= 0; r--)
-            m->node_mem[m->node_of_rank[r]] = avail_all[r];
+            m->node_mem_source[j] = MCIO_MEM_VIRTUAL, m->node_mem_used[j] = -1;
     }
+    mcio_machine_probe_memory(comm, m, 0, 0);
 done:
     free(all);
-    free(avail_all);
     free(index);
     if (status != MCIO_SUCCESS)
         mcio_machine_free(m);
@@ -190,6 +195,85 @@ void mcio_machine_free(mcio_machine *m)
     free(m->socket_of_rank);
     mcio_network_free(&m->net);
     free(m->node_mem);
+    free(m->node_mem_source);
+    free(m->node_mem_used);
+    free(m->node_mem_where);
+    free(m->rank_extents);
+    free(m->probe_all);
+    free(m->rank_order);
+    free(m->node_first);
+    free(m->probe_node);
+    free(m->mem_where);
     memset(m, 0, sizeof *m);
     m->net = mcio_network_flat();
+}
+
+void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extents, int where)
+{
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    mcio_memory_probe p;
+#ifdef MCIO_SIMULATE
+    memset(&p, 0, sizeof p);
+    p.meminfo = mcio_sim_node_memory();
+    p.cgroup = p.cg_used = p.cg_limit = p.rlimit = -1;
+#else
+    if (!m->mem_where && (m->mem_where = malloc(sizeof *m->mem_where)) != NULL)
+        mcio_memory_locate("", m->mem_where);
+    if (m->mem_is_virtual)
+        memset(&p, 0, sizeof p), p.meminfo = p.cgroup = p.cg_used = p.rlimit = -1;
+    else if (m->mem_where)
+        mcio_memory_probe_located("", m->mem_where, mcio_memory_rlimits(), &p);
+    else
+        mcio_memory_probe_at("", mcio_memory_rlimits(), &p);
+#endif
+    int64_t rec[MCIO_PROBE_FIELDS] = {p.meminfo,        p.cgroup,          p.cg_used,
+                                      p.cg_version,     (int64_t)p.cg_dev, (int64_t)p.cg_ino,
+                                      p.rlimit,         my_extents};
+    PMPI_Allgather(rec, MCIO_PROBE_FIELDS, MPI_INT64_T, m->probe_all, MCIO_PROBE_FIELDS,
+                   MPI_INT64_T, comm);
+    int *which = where && rank == 0 ? malloc(((size_t)m->nnodes + 1) * sizeof(int)) : NULL;
+    for (int j = 0; which && j < m->nnodes; j++)
+        which[j] = -1;
+    for (int r = 0; r < m->nprocs; r++)
+        m->rank_extents[r] = m->probe_all[MCIO_PROBE_FIELDS * r + 7];
+    for (int j = 0; j < m->nnodes && !m->mem_is_virtual; j++) {
+        int n = m->node_first[j + 1] - m->node_first[j];
+        for (int i = 0; i < n; i++) {
+            const int64_t *x = &m->probe_all[MCIO_PROBE_FIELDS * m->rank_order[m->node_first[j] + i]];
+            mcio_memory_probe *q = &m->probe_node[i];
+            memset(q, 0, sizeof *q);
+            *q = (mcio_memory_probe){.meminfo = x[0], .cgroup = x[1], .cg_used = x[2],
+                                     .cg_version = (int)x[3], .cg_dev = (uint64_t)x[4],
+                                     .cg_ino = (uint64_t)x[5], .rlimit = x[6]};
+        }
+        int w;
+        m->node_mem[j] = mcio_memory_node(n, m->probe_node, &m->node_mem_source[j], &w,
+                                          &m->node_mem_used[j]);
+        if (which)
+            which[j] = w < 0 ? -1 : m->rank_order[m->node_first[j] + w];
+    }
+    /* The binding cgroups' paths, to rank 0 (every rank sends its own; rank 0 keeps those of
+     * the ranks that name a node's figure). Statistics only: best effort without memory. */
+    if (!where)
+        goto done;
+    char *paths = NULL;
+    int ok = 1;
+    if (rank == 0) {
+        paths = malloc((size_t)m->nprocs * MCIO_MEM_WHERE_LEN + 1);
+        if (!m->node_mem_where)
+            m->node_mem_where = calloc((size_t)m->nnodes + 1, MCIO_MEM_WHERE_LEN);
+        ok = paths && m->node_mem_where && which;
+    }
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (ok) {
+        PMPI_Gather(p.cg_path, MCIO_MEM_WHERE_LEN, MPI_CHAR, paths, MCIO_MEM_WHERE_LEN, MPI_CHAR,
+                    0, comm);
+        for (int j = 0; rank == 0 && j < m->nnodes; j++)
+            snprintf(&m->node_mem_where[(size_t)j * MCIO_MEM_WHERE_LEN], MCIO_MEM_WHERE_LEN,
+                     "%s", which[j] >= 0 ? &paths[(size_t)which[j] * MCIO_MEM_WHERE_LEN] : "");
+    }
+    free(paths);
+done:
+    free(which);
 }

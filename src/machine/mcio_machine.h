@@ -5,8 +5,9 @@
  * node 1, ..., and MCIO_VIRTUAL_SOCKETS_PER_NODE=s splits each node's ranks into s sockets in
  * order ("accumulated" binding: consecutive ranks fill a socket first), so one host can act
  * as many nodes and every node-dependent path can be tested on it.
- * Memory per node (mcio_memory.h): MemAvailable on the node's lowest rank, or virtual
- * (MCIO_VIRTUAL_NODE_MEMORY).
+ * Memory per node (mcio_memory.h): the tightest of MemAvailable, the ranks' memory cgroups
+ * and their rlimits, read by every rank at open and again at each call that plans
+ * (mcio_machine_probe_memory), or virtual (MCIO_VIRTUAL_NODE_MEMORY).
  */
 #ifndef MCIO_MACHINE_H
 #define MCIO_MACHINE_H
@@ -26,7 +27,29 @@ typedef struct mcio_machine {
     mcio_network net; /* hops and I/O nodes: flat unless a topology file is named */
     int64_t *node_mem;  /* [nnodes] bytes available per node; -1: unknown */
     int mem_is_virtual; /* node_mem from MCIO_VIRTUAL_NODE_MEMORY */
+    int *node_mem_source;   /* [nnodes] enum mcio_memory_source of node_mem */
+    int64_t *node_mem_used; /* [nnodes] what the binding cgroups held and could not reclaim at
+                               the last probe; -1 when no cgroup binds the node */
+    char *node_mem_where;   /* [nnodes * MCIO_MEM_WHERE_LEN], rank 0 and only when asked: the
+                               binding cgroup's path ("" otherwise) */
+    int64_t *rank_extents;  /* [nprocs] each rank's extents at the last probe */
+    /* Scratch of the probe, allocated once so that a call never fails for it. */
+    int64_t *probe_all;     /* [nprocs * MCIO_PROBE_FIELDS] */
+    int *rank_order;        /* [nprocs] ranks by node */
+    int *node_first;        /* [nnodes + 1] where each node's ranks start in rank_order */
+    struct mcio_memory_probe *probe_node; /* [most ranks on a node] */
+    struct mcio_memory_where *mem_where;  /* this rank's memory cgroups, located at open */
 } mcio_machine;
+
+#define MCIO_PROBE_FIELDS 8
+
+/*
+ * Collective over comm: every rank reads its memory (mcio_memory_probe_at "/") and tells the
+ * others, with my_extents (its extent count, for the memory model); node_mem, node_mem_source,
+ * node_mem_used and rank_extents are filled for every node (virtual memory stays as it is).
+ * where: gather the binding cgroups' paths to rank 0 as well (MCIO_STATS). Cannot fail.
+ */
+void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extents, int where);
 
 /* Collective over comm. Returns a status, the same on every rank, with detail on error. */
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN]);

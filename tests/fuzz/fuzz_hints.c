@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (mcio_hints_set(&h, key, value, "fuzz:1", detail) != MCIO_SUCCESS && !detail[0])
             __builtin_trap(); /* an error without a message */
         int64_t x;
-        (void)mcio_hints_parse_bytes(value, 0, INT64_MAX, &x);
+        (void)mcio_parse_bytes(value, 0, INT64_MAX, &x);
     }
     mcio_hints again = mcio_hints_default(), def = mcio_hints_default();
     char key[128], value[4200], key2[128], value2[4200];

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(text + sizeof head - 1, data, size);
     text[sizeof head - 1 + size] = '\0';
     mcio_network net;
-    char detail[MCIO_NET_DETAIL_LEN] = "";
+    char detail[MCIO_DETAIL_LEN] = "";
     int st = mcio_network_parse(text, "fuzz", &net, detail);
     if (st != MCIO_SUCCESS) {
         if (strncmp(detail, "fuzz", 4) != 0) {

@@ -14,6 +14,12 @@
  *      written byte must keep the sentinel, and the file must keep its size.
  * Each program ends with mt_finish(), which allreduces the failure count: every rank exits
  * non-zero when any rank failed, and rank 0 prints a one-line summary.
+ *
+ * No hang goes unexplained: mt_init arms a deadline (MCIO_TEST_DEADLINE seconds, default 270,
+ * below ctest's 300 s timeout); each CHECK_OK records the call the rank is in (its text,
+ * file:line and the scenario), and when the deadline passes every rank prints where it is,
+ * "deadline ... rank r/n in <call> at file:line [scenario]", and exits with status 124, so a
+ * hang names the ranks that never arrived and the ones waiting for them.
  */
 #ifndef MCIO_TEST_H
 #define MCIO_TEST_H
@@ -26,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,6 +50,7 @@ typedef struct mt_state {
     int checks;      /* checks made on this rank */
     int printed;     /* failure messages printed by this rank (capped) */
     const char *ctx; /* what the test is doing, printed with failures */
+    char where[512];  /* the deadline's message: the call this rank is in (mt_phase) */
 } mt_state;
 
 static mt_state mt;
@@ -87,7 +95,15 @@ static inline void mt_fail(const char *file, int line, const char *fmt, ...)
     } while (0)
 
 /* An mcio call that must succeed; evaluates to the status it returned. */
-#define CHECK_OK(call) mt_check_st((call), MCIO_SUCCESS, #call, __FILE__, __LINE__)
+/* Record the call this rank is about to make, for the deadline's report. */
+static inline void mt_phase(const char *what, const char *file, int line)
+{
+    snprintf(mt.where, sizeof mt.where, "%s: deadline passed: rank %d/%d in %.300s at %s:%d [%s]\n",
+             mt.prog ? mt.prog : "test", mt.rank, mt.nprocs, what, file, line, mt.ctx ? mt.ctx : "-");
+}
+
+#define CHECK_OK(call)                                                                             \
+    (mt_phase(#call, __FILE__, __LINE__), mt_check_st((call), MCIO_SUCCESS, #call, __FILE__, __LINE__))
 
 static inline int mt_check_st(int st, int want, const char *what, const char *file, int line)
 {
@@ -96,6 +112,33 @@ static inline int mt_check_st(int st, int want, const char *what, const char *fi
         mt_fail(file, line, "%s returned %d (%s), expected %d (%s); message: '%s'", what, st,
                 mcio_strerror(st), want, mcio_strerror(want), mcio_error_message());
     return st;
+}
+
+/* SIGALRM: say where this rank is (write: async-signal-safe), give the other ranks, whose
+ * deadlines pass at about the same time, 3 s to say it too before the launcher sees an exit and
+ * kills them, then exit 124. */
+static void mt_deadline(int sig)
+{
+    (void)sig;
+    ssize_t n = write(2, mt.where, strlen(mt.where));
+    (void)n;
+    sleep(3);
+    _exit(124);
+}
+
+static inline void mt_arm_deadline(void)
+{
+    const char *v = getenv("MCIO_TEST_DEADLINE");
+    int secs = v && *v ? atoi(v) : 270;
+    mt_phase("the test's own code (between mcio calls)", __FILE__, __LINE__);
+    if (secs <= 0)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = mt_deadline;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    alarm((unsigned)secs);
 }
 
 /* MCIO_TEST_THREAD_MULTIPLE=1 initializes MPI with MPI_THREAD_MULTIPLE, so that pipelined
@@ -114,6 +157,7 @@ static inline void mt_init(int *argc, char ***argv, const char *prog)
     MPI_Comm_rank(MPI_COMM_WORLD, &mt.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mt.nprocs);
     mt.prog = prog;
+    mt_arm_deadline();
     mt.dir = getenv("MCIO_TEST_DIR");
     if (!mt.dir || !*mt.dir)
         mt.dir = ".";
@@ -136,6 +180,7 @@ static inline void mt_init(int *argc, char ***argv, const char *prog)
  */
 static inline int mt_finish(void)
 {
+    mt_phase("mt_finish (the final allreduce of failures)", __FILE__, __LINE__);
     int local[2] = {mt.failures, mt.checks}, sum[2] = {0, 0};
     MPI_Allreduce(local, sum, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (mt.rank == 0) {

@@ -28,11 +28,7 @@ static void expect_hint(MPI_Info info, const char *key, const char *want, int mu
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    if (argc < 4)
-        return 2;
+    pmpi_test_start(&argc, &argv, &rank, &nprocs);
     const char *e = getenv("PMPI_EXPECT_LAYER");
     int layer = e && strcmp(e, "1") == 0;
     CHECK(getenv("ROMIO_HINTS") != NULL, "ROMIO_HINTS is not set");

@@ -40,7 +40,8 @@ TEST(Hints, Defaults)
     EXPECT_EQ(h.cb_buffer_size, 16 * 1024 * 1024);
     EXPECT_EQ(h.cb_nodes, 0);
     EXPECT_EQ(h.striping_unit, 0);
-    EXPECT_STREQ(h.strategy, "romio");
+    EXPECT_STREQ(h.strategy, "auto");
+    EXPECT_EQ(h.memory_margin, 10);
     EXPECT_STREQ(h.io_backend, "mpiio");
     EXPECT_EQ(h.cb_write, MCIO_CB_AUTOMATIC);
     EXPECT_EQ(h.cb_read, MCIO_CB_AUTOMATIC);
@@ -418,7 +419,7 @@ TEST(Hints, GetDefaults)
     mcio_hints h = mcio_hints_default();
     const char *want[][2] = {{"cb_buffer_size", "16777216"}, {"cb_nodes", "0"},
                              {"striping_unit", "0"},          {"romio_cb_write", "automatic"},
-                             {"romio_cb_read", "automatic"},  {"mcio_strategy", "romio"},
+                             {"romio_cb_read", "automatic"},  {"mcio_strategy", "auto"},
                              {"mcio_io_backend", "mpiio"},   {"mcio_enable", "true"},
                              {"mcio_placement", "spread"},   {"mcio_socket_rule", "none"},
                              {"mcio_topology_file", ""},     {"mcio_nah", "4"},
@@ -428,14 +429,15 @@ TEST(Hints, GetDefaults)
                              {"mcio_transport", "p2p"},      {"mcio_slow_call_seconds", "0"},
                              {"mcio_slow_byte_seconds", "0"}, {"direct_write", "false"},
                              {"direct_read", "false"},        {"mcio_io_thread", "auto"},
-                             {"mcio_write_sync", "auto"}};
+                             {"mcio_write_sync", "auto"},
+                             {"mcio_memory_margin", "10"}};
     char key[64], value[64];
-    for (int i = 0; i < 25; i++) {
+    for (int i = 0; i < 26; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 25, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 26, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -468,6 +470,7 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "direct_read", "true", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_io_thread", "never", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_write_sync", "false", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_memory_margin", "25", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
                              {"romio_cb_read", "disable"},  {"mcio_strategy", "memory"},
@@ -480,17 +483,18 @@ TEST(Hints, GetSetRoundTrip)
                              {"mcio_transport", "rma"},     {"mcio_slow_call_seconds", "0.25"},
                              {"mcio_slow_byte_seconds", "1.0000000000000001e-09"},
                              {"direct_write", "true"},     {"direct_read", "true"},
-                             {"mcio_io_thread", "never"},   {"mcio_write_sync", "false"}};
+                             {"mcio_io_thread", "never"},   {"mcio_write_sync", "false"},
+                             {"mcio_memory_margin", "25"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 25);
+        ASSERT_LT(i, 26);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 25);
+    EXPECT_EQ(i, 26);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 

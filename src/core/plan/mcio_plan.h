@@ -59,6 +59,7 @@ typedef struct mcio_plan_params {
     int64_t msgind;   /* mcio_msgind: requested bytes per file domain (a leaf of the tree) */
     int64_t msggroup; /* mcio_msggroup: requested bytes per aggregation group, about */
     int64_t memmin;   /* mcio_memmin: least memory a node must offer to host an aggregator */
+    int memory_margin; /* mcio_memory_margin: percent of a node's memory auto leaves free */
 } mcio_plan_params;
 
 /*
@@ -78,6 +79,7 @@ typedef struct mcio_fdplan {
     int max_rounds;     /* rounds of the busiest aggregator */
     int64_t max_buffer; /* largest collective buffer any aggregator needs */
     int fallbacks;      /* domains whose aggregator got less memory than the strategy wanted */
+    int memory_conscious; /* the auto strategy planned with the memory strategy (memmodel.c) */
 } mcio_fdplan;
 
 /* --- extents.c --- */
@@ -149,6 +151,7 @@ typedef struct mcio_topology {
     int sockets_per_node;
     const struct mcio_network *net; /* hops and I/O nodes (mcio_network.h); NULL = flat */
     const int64_t *node_mem; /* [nnodes] bytes a node may spend on collective buffers; NULL: no limit */
+    const int64_t *rank_extents; /* [nprocs] each rank's extents (the memory model); NULL: unknown */
 } mcio_topology;
 
 /* A planning strategy: summaries in, a plan out. Pure; returns 0 or an MCIO_ERR_* code. */
@@ -294,6 +297,43 @@ typedef struct mcio_memplan {
 int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
                      mcio_fdplan *plan, mcio_memplan *detail);
 void mcio_memplan_free(mcio_memplan *d);
+
+/* --- memmodel.c: the memory a call holds, and the default strategy (auto) --- */
+
+/* What the memory model counts on one node, in bytes. */
+typedef struct mcio_memmodel_node {
+    int64_t buffers;  /* collective buffers (all sub-buffers of a pipeline; an RMA window is
+                         created over them and adds nothing) */
+    int64_t metadata; /* extents, pieces, schedules, round scratch, per-rank arrays */
+    int64_t planning; /* what only the planning and list exchange hold (freed before the
+                         buffers are allocated) */
+    int64_t peak;     /* max(metadata + buffers, metadata + planning) */
+} mcio_memmodel_node;
+
+/*
+ * The memory model: what a call with plan holds on each node beyond what the program held
+ * before it (out[nnodes]). slots[d] (NULL: 1) sub-buffers in flight per domain; own_access:
+ * romio_cb_write/read disable (no buffers, no schedules). Counts the engine's allocations as
+ * mcio_twophase.c makes them, from the summaries, topo->rank_extents (one extent per rank
+ * with data when NULL) and the plan;
+ * MPI's own buffers and the allocator's overhead are not in it. Pure; 0 or MCIO_ERR_NOMEM.
+ */
+int mcio_memmodel(const mcio_topology *topo, const mcio_summary *sum, const mcio_fdplan *plan,
+                  const int *slots, int own_access, mcio_memmodel_node *out);
+
+/* What auto may spend of a node whose memory is mem: mem less params.memory_margin percent
+ * (INT64_MAX stays INT64_MAX: no limit). */
+int64_t mcio_memmodel_usable(int64_t mem, mcio_plan_params params);
+
+/*
+ * The default strategy, auto: the romio plan (mcio_plan_make with it, so the independent plan
+ * when accesses do not interleave) when the memory model says it fits every node's usable
+ * memory (topo->node_mem less the margin), bit for bit; otherwise the memory strategy, each
+ * node offering its usable memory less the model's non-buffer bytes, and
+ * plan->memory_conscious = 1. Pure; 0 or an MCIO_ERR_* code.
+ */
+int mcio_plan_auto(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+                   mcio_fdplan *plan);
 
 /* --- fdplan.c: shared by every strategy --- */
 

@@ -26,6 +26,9 @@ static int plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_
 static const mcio_planner planners[] = {
     {.name = "romio", .plan = plan_romio},
     {.name = "memory", .plan = plan_memory, .keeps_node_memory = 1},
+    /* The default: romio when it fits the nodes' memory, else memory (memmodel.c). It takes
+     * the independent plan itself when romio would. */
+    {.name = "auto", .plan = mcio_plan_auto, .keeps_node_memory = 1},
 };
 
 const mcio_planner *mcio_planner_find(const char *name)

@@ -27,8 +27,9 @@ mcio_hints mcio_hints_default(void)
                     .msggroup = (int64_t)1 << 30,
                     .memmin = 1024 * 1024,
                     .node_memory = 0,
+                    .memory_margin = 10,
                     .pipeline_depth = 1};
-    strcpy(h.strategy, "romio");
+    strcpy(h.strategy, "auto");
     strcpy(h.io_backend, "mpiio");
     strcpy(h.transport, "p2p");
     return h;
@@ -146,6 +147,8 @@ static const hint_spec specs[] = {
     /* A sync at the end of each collective write, so that a write the file system acknowledged
      * but its server refused fails that call (mcio_twophase.c). */
     {.key = "mcio_write_sync", .kind = HINT_CHOICE, FIELD(write_sync), .names = write_sync_name},
+    /* The default strategy (auto): the share of a node's memory it leaves free, in percent. */
+    {.key = "mcio_memory_margin", .kind = HINT_INT, FIELD(memory_margin), .min = 0, .max = 90},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 
@@ -324,5 +327,6 @@ mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write)
                               .nah = h->nah,
                               .msgind = h->msgind,
                               .msggroup = h->msggroup,
-                              .memmin = h->memmin};
+                              .memmin = h->memmin,
+                              .memory_margin = h->memory_margin};
 }

@@ -38,7 +38,7 @@ typedef struct mcio_hints {
     int cb_nodes;           /* ROMIO's cb_nodes: 0 = one aggregator per node */
     int64_t striping_unit;  /* ROMIO's striping_unit: 0 = no alignment */
     int cb_write, cb_read;  /* ROMIO's romio_cb_write / romio_cb_read: enum mcio_cb_mode */
-    char strategy[MCIO_NAME_LEN];   /* mcio_strategy: romio */
+    char strategy[MCIO_NAME_LEN];   /* mcio_strategy: auto (romio, or memory when short) */
     char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null, slow */
     int direct_write, direct_read;  /* ROMIO's direct_write / direct_read: 0; posix, slow */
     int enable;                     /* mcio_enable: 1; 0 = the drop-in layer leaves the file alone */
@@ -51,6 +51,7 @@ typedef struct mcio_hints {
     int64_t msggroup;    /* mcio_msggroup: 1 GiB */
     int64_t memmin;      /* mcio_memmin: 1 MiB */
     int64_t node_memory; /* mcio_node_memory: per-node budget for collective buffers; 0 = none */
+    int memory_margin;   /* mcio_memory_margin: percent of a node's memory auto leaves free: 10 */
     /* Pipelined aggregation (docs/hints.md). */
     int pipeline_depth;             /* mcio_pipeline_depth: sub-buffers in flight; 1 = classic */
     int64_t subbuffer_size;         /* mcio_subbuffer_size: 0 = stripe, or block-size multiple */

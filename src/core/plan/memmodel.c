@@ -1,0 +1,193 @@
+/*
+ * The memory a collective call holds, node by node, and the default strategy that never
+ * plans more than a node has (issue 17).
+ *
+ * The memory-conscious paper (Wang et al., section 3) budgets the collective buffers against
+ * Memavl, the memory a node has left. On a real machine that is the headroom of the job's
+ * memory cgroup (mcio_memory.h), and a call spends more than its buffers: each rank's extents
+ * and pieces, the aggregator's schedule and runs, the list exchange, arrays that grow with
+ * the ranks. The model counts what the engine (mcio_twophase.c) allocates, from the plan and
+ * the summaries, so that the planner can ask before allocating whether a plan fits.
+ *
+ * Glossary (mcio_plan.h, memory.c): collective buffer, file domain, round, piece; Memavl.
+ *   headroom   what a node's binding limit leaves (its Memavl), node_mem of the topology
+ *   margin     the share of the headroom the default strategy leaves free (mcio_memory_margin),
+ *              for what the model does not see: MPI's buffers, the allocator, other threads
+ *   usable     headroom less the margin
+ *
+ * The default strategy, auto: the classic plan (romio, or the independent plan when accesses do
+ * not interleave, exactly as before) when the model says it fits every node's usable memory;
+ * otherwise the memory strategy, each node offering its usable memory less the model's
+ * non-buffer bytes, so that fewer or smaller buffers, remerged domains and more rounds take
+ * the place of memory the node does not have. The memory strategy never fails for lack of
+ * memory: when no node has even its smallest buffer, its fallback takes that much anyway.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcio_plan.h"
+
+/* Bytes of the engine's per-piece and per-group records (mcio_plan.h, mcio_twophase.c). */
+#define PIECE_BYTES ((int64_t)sizeof(mcio_piece))
+#define GROUP_BYTES ((int64_t)(2 * sizeof(int) + 2 * sizeof(int64_t)))
+#define DOMAIN_BYTES ((int64_t)(2 * sizeof(int) + 5 * sizeof(int64_t)))
+#define LIST_PAIR_BYTES ((int64_t)(2 * sizeof(int64_t)))
+#define SCRATCH_BYTES ((int64_t)(sizeof(int) + 2 * sizeof(int64_t))) /* blocklen, displ, request */
+
+/* The first domain whose end is past off (domains are sorted and disjoint). */
+static int first_domain_after(const mcio_fdplan *plan, int64_t off)
+{
+    int lo = 0, hi = plan->ndomains;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (plan->fd_end[mid] <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Rounds of domain d that [s, e) meets. */
+static int64_t rounds_met(const mcio_fdplan *plan, int d, int64_t s, int64_t e)
+{
+    int64_t lo = s > plan->win_start[d] ? s : plan->win_start[d];
+    int64_t hi = e < plan->win_end[d] ? e : plan->win_end[d];
+    if (plan->rounds[d] == 0 || hi <= lo || plan->window[d] <= 0)
+        return 0;
+    return (hi - 1 - plan->win_start[d]) / plan->window[d] -
+           (lo - plan->win_start[d]) / plan->window[d] + 1;
+}
+
+int mcio_memmodel(const mcio_topology *topo, const mcio_summary *sum, const mcio_fdplan *plan,
+                  const int *slots, int own_access, mcio_memmodel_node *out)
+{
+    int nd = plan->ndomains;
+    memset(out, 0, (size_t)topo->nnodes * sizeof *out);
+    /* Per domain, the pieces and groups its aggregator receives. */
+    int64_t *recv_pieces = calloc((size_t)nd + 1, sizeof(int64_t));
+    int64_t *recv_groups = calloc((size_t)nd + 1, sizeof(int64_t));
+    if (!recv_pieces || !recv_groups) {
+        free(recv_pieces);
+        free(recv_groups);
+        return MCIO_ERR_NOMEM;
+    }
+    int64_t per_rank = (int64_t)sizeof(mcio_summary) + 2 * (int64_t)sizeof(int64_t);
+    for (int r = 0; r < topo->nprocs; r++) {
+        mcio_memmodel_node *n = &out[topo->node_of_rank[r]];
+        /* Every rank holds the plan, and while planning the summaries and the list arrays
+         * (nlist, lists) of one entry per rank. */
+        n->metadata += (int64_t)nd * DOMAIN_BYTES;
+        n->planning += (int64_t)topo->nprocs * per_rank + (int64_t)nd * 3 * (int64_t)sizeof(int64_t);
+        if (sum[r].bytes <= 0)
+            continue;
+        int64_t ext = topo->rank_extents && topo->rank_extents[r] > 0 ? topo->rank_extents[r] : 1;
+        int64_t span = sum[r].end - sum[r].start;
+        n->metadata += ext * PIECE_BYTES; /* the normalized extents */
+        if (own_access)
+            continue;
+        /* Its pieces: the extents, cut at every round boundary inside them (at most one cut
+         * per (round, domain) group). */
+        int64_t groups = 0;
+        for (int d = first_domain_after(plan, sum[r].start);
+             d < nd && plan->fd_start[d] < sum[r].end; d++) {
+            int64_t g = rounds_met(plan, d, sum[r].start, sum[r].end);
+            int64_t lo = sum[r].start > plan->fd_start[d] ? sum[r].start : plan->fd_start[d];
+            int64_t hi = sum[r].end < plan->fd_end[d] ? sum[r].end : plan->fd_end[d];
+            double share = span > 0 && hi > lo ? (double)(hi - lo) / (double)span : 0;
+            groups += g;
+            recv_groups[d] += g;
+            recv_pieces[d] += g + (int64_t)((double)ext * share + 0.5);
+        }
+        int64_t pieces = ext + groups;
+        if (pieces > sum[r].bytes)
+            pieces = sum[r].bytes;
+        n->metadata += pieces * (PIECE_BYTES + SCRATCH_BYTES) + groups * GROUP_BYTES;
+        n->planning += pieces * LIST_PAIR_BYTES; /* the offset-length lists it sends */
+    }
+    for (int d = 0; d < nd; d++) {
+        if (own_access)
+            break;
+        mcio_memmodel_node *n = &out[topo->node_of_rank[plan->agg_rank[d]]];
+        n->buffers += mcio_fdplan_buffer(plan, d) * (slots ? slots[d] : 1);
+        /* The schedule of its domain and a round's runs; while planning, the received lists
+         * (pieces, and the raw pairs of one sender at a time). */
+        n->metadata += recv_pieces[d] * (2 * PIECE_BYTES + SCRATCH_BYTES) +
+                       recv_groups[d] * GROUP_BYTES;
+        n->planning += recv_pieces[d] * (PIECE_BYTES + LIST_PAIR_BYTES);
+    }
+    for (int j = 0; j < topo->nnodes; j++) {
+        mcio_memmodel_node *n = &out[j];
+        n->peak = n->metadata + (n->buffers > n->planning ? n->buffers : n->planning);
+    }
+    free(recv_pieces);
+    free(recv_groups);
+    return MCIO_SUCCESS;
+}
+
+int64_t mcio_memmodel_usable(int64_t mem, mcio_plan_params params)
+{
+    if (mem == INT64_MAX || mem < 0)
+        return mem < 0 ? 0 : mem;
+    int pct = params.memory_margin < 0 ? 0 : params.memory_margin > 100 ? 100 : params.memory_margin;
+    return mem - mem / 100 * pct - mem % 100 * pct / 100;
+}
+
+int mcio_plan_auto(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+                   mcio_fdplan *plan)
+{
+    mcio_memmodel_node *model = NULL;
+    int64_t *offer = NULL;
+    int st = mcio_plan_make(mcio_planner_find("romio"), topo, sum, params, plan);
+    if (st != MCIO_SUCCESS || !topo->node_mem)
+        return st;
+    st = MCIO_ERR_NOMEM;
+    model = malloc(((size_t)topo->nnodes + 1) * sizeof *model);
+    offer = malloc(((size_t)topo->nnodes + 1) * sizeof(int64_t));
+    if (!model || !offer || mcio_memmodel(topo, sum, plan, NULL, 0, model) != MCIO_SUCCESS)
+        goto fail;
+    int fits = 1;
+    for (int j = 0; j < topo->nnodes; j++) {
+        int64_t usable = mcio_memmodel_usable(topo->node_mem[j], params);
+        fits &= model[j].peak <= usable;
+        /* What the node can offer the memory strategy's buffers: its usable memory less what
+         * the call holds beside them (the metadata, or the planning when that is larger). */
+        int64_t beside = model[j].metadata + model[j].planning;
+        offer[j] = usable == INT64_MAX ? INT64_MAX : usable > beside ? usable - beside : 0;
+    }
+    if (fits) {
+        st = MCIO_SUCCESS;
+        goto done;
+    }
+    /* The memory plan has more domains and rounds, so more metadata than the romio plan the
+     * offer was cut from: replan with the excess taken off (a few passes; the metadata shrinks
+     * with the buffers' rounds only slowly). */
+    mcio_topology t = *topo;
+    t.node_mem = offer;
+    for (int pass = 0; pass < 4; pass++) {
+        mcio_fdplan_free(plan);
+        st = mcio_plan_memory(&t, sum, params, plan, NULL);
+        if (st != MCIO_SUCCESS || (st = mcio_memmodel(topo, sum, plan, NULL, 0, model)) != 0)
+            goto fail;
+        int over = 0;
+        for (int j = 0; j < topo->nnodes; j++) {
+            int64_t excess = model[j].peak - mcio_memmodel_usable(topo->node_mem[j], params);
+            if (excess > 0 && offer[j] != INT64_MAX) {
+                offer[j] = offer[j] > 2 * excess ? offer[j] - 2 * excess : 0;
+                over = 1;
+            }
+        }
+        if (!over)
+            break;
+    }
+    plan->memory_conscious = 1;
+done:
+    free(model);
+    free(offer);
+    return st;
+fail:
+    mcio_fdplan_free(plan);
+    free(model);
+    free(offer);
+    return st;
+}
