@@ -16,7 +16,12 @@
 #   scripts/gluster.sh restart-bricks VOL  restart the dead bricks of VOL and wait until the mount's
 #                                          client is connected to every brick again (fault tests)
 #
-# The volumes, on this host's first non-loopback address (GlusterFS refuses loopback bricks):
+# The servers live in a network namespace of their own (mcio-gluster), made by `up` and removed by
+# `down`: GlusterFS refuses loopback addresses (127.0.0.0/8) for bricks, so its bricks and clients
+# talk over a test address (198.51.100.1, RFC 5737) given to the namespace's own loopback device.
+# The namespace has no other interface and no route out: no packet of the testbed ever leaves it. glusterd, the bricks and the FUSE clients run in it
+# (nsenter --net, which keeps the mount namespace, so the mounts are seen by every process).
+# The volumes:
 #   mcio        4 bricks, distributed, sharding on (features.shard-block-size SIZE, 4MB default;
 #               GlusterFS sizes are binary: 4MB = 4 MiB), mounted at /mnt/mcio-gluster
 #   mcio-small  1 brick on a 64 MiB ext4 loop device, sharding on, mounted at /mnt/mcio-gluster-small:
@@ -33,21 +38,29 @@ SMALL_MNT=${MCIO_GLUSTER_SMALL_MOUNT:-/mnt/mcio-gluster-small}
 DATA=/var/lib/mcio-gluster
 RUN=/run/mcio-gluster
 SMALL_MB=64
+NS=mcio-gluster
+NS_ADDR=198.51.100.1
 
 die() { echo "gluster.sh: $*" >&2; exit 1; }
 say() { echo "gluster.sh: $*" >&2; }
-g() { gluster --mode=script "$@"; }
+in_ns() { nsenter --net="/run/netns/$NS" "$@"; }
+g() { in_ns gluster --mode=script "$@"; }
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 # /proc/self/mountinfo: field 5 is the mount point; the type follows the "-" separator.
 mounted() {
   awk -v m="$1" '$5 == m { for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "fuse.glusterfs") f = 1; break } }
                  END { exit !f }' /proc/self/mountinfo
 }
-host_addr() {
-  local a
-  a=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$' | grep -v '^127\.' | head -1)
-  [ -n "$a" ] || die "no non-loopback IPv4 address on this host (GlusterFS refuses loopback bricks)"
-  echo "$a"
+host_addr() { echo "$NS_ADDR"; }
+
+# The namespace and its address; idempotent. `down` removes it only when `up` made it.
+make_netns() {
+  if [ ! -e "/run/netns/$NS" ]; then
+    ip netns add "$NS" || die "cannot make the network namespace $NS (ip netns add)"
+    echo 1 >"$RUN/made-netns"
+  fi
+  ip -n "$NS" link set lo up
+  ip -n "$NS" addr show dev lo | grep -q "inet $NS_ADDR/" || ip -n "$NS" addr add "$NS_ADDR/32" dev lo
 }
 vol_exists() { g volume info "$1" >/dev/null 2>&1; }
 vol_started() { g volume info "$1" 2>/dev/null | grep -q '^Status: Started'; }
@@ -58,6 +71,8 @@ install_missing() {
   command -v mount.glusterfs >/dev/null 2>&1 || need+=(glusterfs-client)
   command -v getfattr >/dev/null 2>&1 || need+=(attr)
   command -v mkfs.ext4 >/dev/null 2>&1 || need+=(e2fsprogs)
+  command -v ip >/dev/null 2>&1 || need+=(iproute2)
+  command -v nsenter >/dev/null 2>&1 || need+=(util-linux)
   [ ${#need[@]} -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || die "needs root to install ${need[*]} (and to run glusterd and mount)"
   say "installing ${need[*]}"
@@ -75,7 +90,7 @@ start_glusterd() {
   fi
   [ -d /var/lib/glusterd ] || echo 1 >"$RUN/made-glusterd-dir"
   say "starting glusterd"
-  glusterd -p "$RUN/glusterd.pid" --log-file=/var/log/glusterfs/mcio-glusterd.log
+  in_ns glusterd -p "$RUN/glusterd.pid" --log-file=/var/log/glusterfs/mcio-glusterd.log
   for _ in $(seq 100); do
     g volume list >/dev/null 2>&1 && return 0
     sleep 0.2
@@ -103,7 +118,7 @@ make_volume() { # name shard brick...
 mount_volume() { # name mountpoint
   mkdir -p "$2"
   mounted "$2" && return 0
-  mount -t glusterfs -o direct-io-mode=enable "$(host_addr):/$1" "$2"
+  in_ns mount -t glusterfs -o direct-io-mode=enable "$(host_addr):/$1" "$2"
   for _ in $(seq 50); do
     mounted "$2" && return 0
     sleep 0.2
@@ -192,6 +207,7 @@ up() {
   [ -e /dev/fuse ] || die "no /dev/fuse: FUSE is not available here"
   install_missing
   mkdir -p "$RUN" "$DATA" /var/log/glusterfs
+  make_netns
   start_glusterd
   make_volume "$VOL" "$shard" "$DATA"/b{1,2,3,4}
   small_brick
@@ -234,6 +250,7 @@ down() {
   fi
   rm -rf "$DATA"
   [ -f "$RUN/made-glusterd-dir" ] && rm -rf /var/lib/glusterd
+  [ -f "$RUN/made-netns" ] && ip netns del "$NS" 2>/dev/null
   rm -rf "$RUN"
   say "down: nothing of ours is running or mounted"
 }

@@ -293,8 +293,65 @@ static int bad(char *msg, size_t msglen, const char *fmt, ...)
 }
 
 /* Returns 0 to run, 1 for --help, 2 for a bad argument (message in msg). */
+/* --engine LIST. Returns 0, or bad()'s verdict. */
+static int parse_engines(opts *o, char *val, char *msg, size_t msglen)
+{
+    o->use[0] = o->use[1] = o->use[2] = o->use[3] = 0;
+    for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
+        int all = !strcmp(t, "all"), both = all || !strcmp(t, "both");
+        if (!both && strcmp(t, "native") && strcmp(t, "mcio") && strcmp(t, "limit") &&
+            strcmp(t, "dd"))
+            return bad(msg, msglen, "--engine: '%s' is not native, mcio, limit, dd, both or all",
+                       t);
+        o->use[0] |= both || !strcmp(t, "native");
+        o->use[1] |= both || !strcmp(t, "mcio");
+        o->use[2] |= all || !strcmp(t, "limit");
+        o->use[3] |= all || !strcmp(t, "dd");
+    }
+    if (!o->use[0] && !o->use[1] && !o->use[2] && !o->use[3])
+        return bad(msg, msglen, "--engine: the list is empty");
+    if (SIMULATED && (o->use[0] || o->use[2] || o->use[3]))
+        return bad(msg, msglen, "--engine: only mcio runs in simulation");
+    return 0;
+}
+
+/* --pattern LIST: names separated by commas, checked against the table (patterns.c) and
+ * against --size and --transfer. Returns 0, or bad()'s verdict. */
+static int parse_patterns(opts *o, const char *plist, char *msg, size_t msglen)
+{
+    for (const char *p = plist; *p;) {
+        size_t n = strcspn(p, ",");
+        int found = -1;
+        for (int k = 0; k < npatterns; k++)
+            if (strlen(patterns[k].name) == n && !strncmp(p, patterns[k].name, n))
+                found = k;
+        if (found < 0)
+            return bad(msg, msglen, "--pattern: unknown pattern '%.*s' (contiguous, ior, "
+                       "coll_perf, hacc-aos, hacc-soa, random, tapioca, mpi-io-test, gcrm, "
+                       "flash-io)",
+                       (int)n, p);
+        if (o->npatterns == MAX_PATTERNS)
+            return bad(msg, msglen, "--pattern: more than %d patterns", MAX_PATTERNS);
+        o->pattern[o->npatterns++] = found;
+        p += n + (p[n] == ',');
+    }
+    for (int k = 0; k < o->npatterns; k++) {
+        const pattern *pt = &patterns[o->pattern[k]];
+        if (o->size < pt->min_size)
+            return bad(msg, msglen, "--size %" PRId64 " is too small for %s (at least %" PRId64
+                       ")", o->size, pt->name, pt->min_size);
+        if (pt->transfer && o->transfer > o->size)
+            return bad(msg, msglen, "--transfer %" PRId64 " is larger than --size %" PRId64,
+                       o->transfer, o->size);
+    }
+    if (o->npatterns == 0)
+        return bad(msg, msglen, "--pattern: the list is empty");
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
 {
+    int verdict;
     *o = (opts){.size = 16 << 20, .transfer = -1, .random_max = 2 << 20, .seed = 1,
                 .use = {!SIMULATED, 1}, .reps = 3, .dir = "/tmp"};
     const char *plist = "ior";
@@ -330,22 +387,8 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
         } else if (!strcmp(arg, "--json")) {
             o->json = val;
         } else if (!strcmp(arg, "--engine")) {
-            o->use[0] = o->use[1] = o->use[2] = o->use[3] = 0;
-            for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
-                int all = !strcmp(t, "all"), both = all || !strcmp(t, "both");
-                if (!both && strcmp(t, "native") && strcmp(t, "mcio") && strcmp(t, "limit") &&
-                    strcmp(t, "dd"))
-                    return bad(msg, msglen,
-                               "--engine: '%s' is not native, mcio, limit, dd, both or all", t);
-                o->use[0] |= both || !strcmp(t, "native");
-                o->use[1] |= both || !strcmp(t, "mcio");
-                o->use[2] |= all || !strcmp(t, "limit");
-                o->use[3] |= all || !strcmp(t, "dd");
-            }
-            if (!o->use[0] && !o->use[1] && !o->use[2] && !o->use[3])
-                return bad(msg, msglen, "--engine: the list is empty");
-            if (SIMULATED && (o->use[0] || o->use[2] || o->use[3]))
-                return bad(msg, msglen, "--engine: only mcio runs in simulation");
+            if ((verdict = parse_engines(o, val, msg, msglen)) != 0)
+                return verdict;
         } else if (!strcmp(arg, "--strategies")) {
             o->nstrategies = 0;
             for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
@@ -389,35 +432,7 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
     }
     if (o->transfer < 0) /* not given: IOR's favourite, or the whole block if that is smaller */
         o->transfer = o->size < (256 << 10) ? o->size : (256 << 10);
-    /* The pattern list: names separated by commas, checked against the table. */
-    for (const char *p = plist; *p;) {
-        size_t n = strcspn(p, ",");
-        int found = -1;
-        for (int k = 0; k < npatterns; k++)
-            if (strlen(patterns[k].name) == n && !strncmp(p, patterns[k].name, n))
-                found = k;
-        if (found < 0)
-            return bad(msg, msglen, "--pattern: unknown pattern '%.*s' (contiguous, ior, "
-                       "coll_perf, hacc-aos, hacc-soa, random, tapioca, mpi-io-test, gcrm, "
-                       "flash-io)",
-                       (int)n, p);
-        if (o->npatterns == MAX_PATTERNS)
-            return bad(msg, msglen, "--pattern: more than %d patterns", MAX_PATTERNS);
-        o->pattern[o->npatterns++] = found;
-        p += n + (p[n] == ',');
-    }
-    for (int k = 0; k < o->npatterns; k++) {
-        const pattern *pt = &patterns[o->pattern[k]];
-        if (o->size < pt->min_size)
-            return bad(msg, msglen, "--size %" PRId64 " is too small for %s (at least %" PRId64
-                       ")", o->size, pt->name, pt->min_size);
-        if (pt->transfer && o->transfer > o->size)
-            return bad(msg, msglen, "--transfer %" PRId64 " is larger than --size %" PRId64,
-                       o->transfer, o->size);
-    }
-    if (o->npatterns == 0)
-        return bad(msg, msglen, "--pattern: the list is empty");
-    return 0;
+    return parse_patterns(o, plist, msg, msglen);
 }
 
 /* ---- Data and checks ---- */

@@ -150,18 +150,23 @@ def table(args):
     with open(args.json) as f:
         doc = json.load(f)
     names, m = medians(doc)
+    reps = len({r["rep"] for r in doc["runs"]})
     for op, i, j in (("write", 0, 2), ("read", 1, 3)):
-        print("\n%s, MiB/s (median of %d; in parentheses: median ratio to native OMPIO in the "
-              "same repetition)\n" % (op.capitalize(), doc["reps"]))
-        print("| variant | " + " | ".join(WORKLOADS) + " |")
-        print("|---" * (len(WORKLOADS) + 1) + "|")
+        print("\n%s, MiB/s (median over %d repetition%s; in parentheses: the median of the ratios "
+              "to native OMPIO in the same repetition; last column: their geometric mean over the "
+              "workloads)\n" % (op.capitalize(), reps, "s" if reps > 1 else ""))
+        print("| variant | " + " | ".join(WORKLOADS) + " | geo. mean |")
+        print("|---" * (len(WORKLOADS) + 2) + "|")
         for v in names:
-            cells = []
+            cells, ratios = [], []
             for w in WORKLOADS:
                 x = m.get((v, w))
-                cells.append("-" if not x else "%.0f" % x[i] + ("" if v == BASE or x[j] is None
+                if x and x[j]:
+                    ratios.append(x[j])
+                cells.append("-" if not x else "%.1f" % x[i] + ("" if v == BASE or x[j] is None
                                                                  else " (%.2f)" % x[j]))
-            print("| %s | %s |" % (v, " | ".join(cells)))
+            gm = statistics.geometric_mean(ratios) if ratios and v != BASE else None
+            print("| %s | %s | %s |" % (v, " | ".join(cells), "%.2f" % gm if gm else "1"))
 
 
 def plot(args):

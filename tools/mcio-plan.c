@@ -71,7 +71,7 @@ static int parse(int argc, char **argv, opts *o)
     *o = (opts){.pattern = "ior", .size = 16 << 20, .transfer = 256 << 10, .random_max = 2 << 20,
                 .seed = 1, .ranks = 8, .per_node = 1, .max_print = 40};
     o->hints = mcio_hints_default();
-    snprintf(o->hints.strategy, sizeof o->hints.strategy, "memory");
+    o->hints.strategy = MCIO_STRATEGY_MEMORY;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int64_t x;
@@ -277,9 +277,9 @@ static int job_plan(job *j)
     j->params = mcio_hints_plan_params(&j->o.hints, 1);
     if (j->params.stripe == 0 && j->o.fs.stripe > 0 && j->o.fs.stripe <= INT32_MAX)
         j->params.stripe = j->o.fs.stripe; /* as the engine does (mcio_twophase.c) */
-    const mcio_planner *pl = mcio_planner_find(j->o.hints.strategy);
+    const mcio_planner *pl = mcio_planner_at(j->o.hints.strategy);
     j->independent = mcio_plan_is_independent(pl, j->n, j->sum, j->params);
-    j->memory = !j->independent && !strcmp(j->o.hints.strategy, "memory");
+    j->memory = !j->independent && j->o.hints.strategy == MCIO_STRATEGY_MEMORY;
     /* Wall and CPU time: on a shared host the wall time says more about the neighbours. */
     struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -305,6 +305,11 @@ static int job_plan(job *j)
     return 0;
 }
 
+static const char *pl_name(const job *j)
+{
+    return mcio_planner_name(j->o.hints.strategy);
+}
+
 static void print_json(const job *j)
 {
     const mcio_fdplan *plan = &j->plan;
@@ -316,7 +321,7 @@ static void print_json(const job *j)
            ",\"msggroup\":%" PRId64 ",\"memmin\":%" PRId64 ",\"domains\":%d,\"max_rounds\":%d,"
            "\"max_buffer\":%" PRId64 ",\"fallbacks\":%d,\"fs_type\":\"%s\",\"fs_name\":\"%s\","
            "\"stripe\":%" PRId64,
-           j->o.hints.strategy, j->independent ? "true" : "false", j->o.pattern, j->n,
+           pl_name(j), j->independent ? "true" : "false", j->o.pattern, j->n,
            j->o.per_node, j->nn, j->total, j->secs, j->cpu, j->params.nah, j->params.msgind,
            j->params.msggroup, j->params.memmin, plan->ndomains, plan->max_rounds,
            plan->max_buffer, plan->fallbacks, mcio_fs_type_name(j->o.fs.type), j->o.fs.name,
@@ -356,7 +361,7 @@ static void print_summary(const job *j)
     const mcio_fdplan *plan = &j->plan;
     human((double)j->total, b1, sizeof b1);
     printf("mcio-plan: strategy %s, pattern %s, %d ranks, %d per node (%d nodes), %s requested\n",
-           j->o.hints.strategy, j->o.pattern, j->n, j->o.per_node, j->nn, b1);
+           pl_name(j), j->o.pattern, j->n, j->o.per_node, j->nn, b1);
     if (j->o.fs.name[0])
         printf("file system: %s (%s)%s, stripe %" PRId64 " bytes%s\n",
                mcio_fs_type_name(j->o.fs.type), j->o.fs.name, j->o.fs.remote ? ", remote" : "",

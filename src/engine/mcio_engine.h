@@ -194,6 +194,13 @@ void mcio_exchange_wait(int n, MPI_Request *reqs);
 /* Do the runs of a round have holes small enough to read-modify-write its whole span? */
 int mcio_round_use_span(const mcio_piece *runs, int64_t nruns);
 
+/* The file access of one round of an aggregator, for both executors (rounds, pipeline): write
+ * (write = 1) the n runs of buf (runs[i].mem is the run's place in buf) to the file, or read
+ * them into buf; span: as one access from the first run to the end of the last
+ * (read-modify-write of small holes, mcio_round_use_span). Returns the backend's status. */
+int mcio_round_access(mcio_file fh, int write, char *buf, const mcio_piece *runs, int64_t n,
+                      int span, char detail[MCIO_DETAIL_LEN]);
+
 /* Pipelined plans (mcio_pipeline.c), called by mcio_engine_plan. Local: the per-round runs of
  * the aggregator and scratch; 0 or MCIO_ERR_NOMEM. */
 int mcio_pipeline_prepare(mcio_plan p);

@@ -273,24 +273,7 @@ static int do_task(pipe_io *io, int flush, int64_t k, char *slot, char detail[MC
     int64_t n;
     int span;
     const mcio_piece *runs = task_runs(io, k, &n, &span);
-    int64_t span_len = runs[n - 1].mem + runs[n - 1].len - runs[0].mem;
-    int st = MCIO_SUCCESS;
-    if (flush) {
-        if (span)
-            st = mcio_io_write_full(fh->io, fh->io_state, slot + runs[0].mem, span_len,
-                                    runs[0].off, fh->path, detail);
-        for (int64_t i = 0; !span && i < n && st == MCIO_SUCCESS; i++)
-            st = mcio_io_write_full(fh->io, fh->io_state, slot + runs[i].mem, runs[i].len,
-                                    runs[i].off, fh->path, detail);
-    } else {
-        if (span)
-            st = mcio_io_read_full(fh->io, fh->io_state, slot + runs[0].mem, span_len, runs[0].off,
-                                   fh->path, detail);
-        for (int64_t i = 0; !span && i < n && st == MCIO_SUCCESS; i++)
-            st = mcio_io_read_full(fh->io, fh->io_state, slot + runs[i].mem, runs[i].len,
-                                   runs[i].off, fh->path, detail);
-    }
-    return st;
+    return mcio_round_access(fh, flush, slot, runs, n, span, detail);
 }
 
 /* Record task (flush, k) done, with its status and file access time. mu held when threaded. */

@@ -113,16 +113,83 @@ static int64_t own_pieces(mcio_plan p, int64_t gs, int64_t gs1)
     return 0;
 }
 
+int mcio_round_access(mcio_file fh, int write, char *buf, const mcio_piece *runs, int64_t n,
+                      int span, char detail[MCIO_DETAIL_LEN])
+{
+    if (n <= 0)
+        return MCIO_SUCCESS;
+    if (span) /* one access from the first run's start to the last run's end */
+        return move_piece(fh, write, buf + runs[0].mem, runs[n - 1].mem + runs[n - 1].len - runs[0].mem,
+                          runs[0].off, detail);
+    int st = MCIO_SUCCESS;
+    for (int64_t i = 0; i < n && st == MCIO_SUCCESS; i++)
+        st = move_piece(fh, write, buf + runs[i].mem, runs[i].len, runs[i].off, detail);
+    return st;
+}
+
+/* The direct path of a round: this rank's pieces for its own domain, between user memory and
+ * the file, without the collective buffer. */
+static int direct_access(mcio_plan p, int write, char *base, int64_t gs, int64_t gs1,
+                         char detail[MCIO_DETAIL_LEN])
+{
+    mcio_file fh = p->fh;
+    int st = MCIO_SUCCESS;
+    for (int64_t g = gs; g < gs1; g++) {
+        if (p->fd.agg_rank[p->send.peer[g]] != fh->rank)
+            continue;
+        for (int64_t i = p->send.first[g]; i < p->send.first[g + 1] && st == MCIO_SUCCESS; i++) {
+            const mcio_piece *pc = &p->send.pieces[i];
+            st = move_piece(fh, write, PIECE_ADDR(base, pc->mem), pc->len, pc->off, detail);
+        }
+    }
+    return st;
+}
+
+/* The exchange of round k: the aggregator's side (receive groups [gr, gr1)), then this rank's
+ * pieces (send groups [gs, gs1)); its pieces for its own domain are copied, or, direct, were
+ * already moved. */
+static void exchange_round(mcio_plan p, int write, char *base, int k, int64_t gs, int64_t gs1,
+                           int64_t gr, int64_t gr1, int direct)
+{
+    mcio_file fh = p->fh;
+    const mcio_fdplan *fd = &p->fd;
+    int nreq = 0;
+    for (int64_t g = gr; g < gr1; g++) {
+        if (p->recv.peer[g] == fh->rank)
+            continue; /* copied below, from the sender's side */
+        mcio_exchange_post_group(p, &p->recv, g, p->cbuf, p->recv.peer[g], !write, &nreq);
+    }
+    for (int64_t g = gs; g < gs1; g++) {
+        int dom = p->send.peer[g], agg = fd->agg_rank[dom];
+        if (agg == fh->rank) {
+            if (direct)
+                continue; /* done before */
+            int64_t w0 = fd->win_start[dom] + (int64_t)k * fd->window[dom];
+            for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
+                const mcio_piece *pc = &p->send.pieces[i];
+                if (write)
+                    memcpy(p->cbuf + (pc->off - w0), PIECE_ADDR(base, pc->mem), (size_t)pc->len);
+                else
+                    memcpy(PIECE_ADDR(base, pc->mem), p->cbuf + (pc->off - w0), (size_t)pc->len);
+            }
+            continue;
+        }
+        mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq);
+    }
+    mcio_exchange_wait(nreq, p->reqs);
+    for (int i = 0; i < nreq; i++)
+        if (p->types[i] != MPI_BYTE)
+            PMPI_Type_free(&p->types[i]);
+}
+
 static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times,
                       char detail[MCIO_DETAIL_LEN])
 {
     mcio_file fh = p->fh;
-    const mcio_fdplan *fd = &p->fd;
     int64_t t_exch = 0, t_io = 0;
     int io_st = MCIO_SUCCESS;
     int64_t gs = 0, gr = 0;
-    for (int k = 0; k < fd->max_rounds; k++) {
-        int nreq = 0;
+    for (int k = 0; k < p->fd.max_rounds; k++) {
         int64_t gs1 = gs, gr1 = gr;
         while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
             gs1++;
@@ -130,8 +197,6 @@ static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times
             gr1++;
         int64_t nruns = gr1 > gr ? mcio_schedule_runs(&p->recv, gr, gr1, p->runs) : 0;
         int span = nruns > 0 && mcio_round_use_span(p->runs, nruns) && (!write || fh->can_read);
-        const mcio_piece *first = &p->runs[0], *last = &p->runs[nruns > 0 ? nruns - 1 : 0];
-        int64_t span_len = nruns > 0 ? last->mem + last->len - first->mem : 0;
         /* Direct: this rank is the only one with data in its round (an independent plan, or
          * just this round), each of its pieces is a run of its own (pieces that meet in the file
          * but not in memory, FLASH-IO's rows, are better packed into one access than written one
@@ -140,75 +205,24 @@ static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times
         int direct = nruns > 0 && gr1 - gr == 1 && p->recv.peer[gr] == fh->rank &&
                      nruns == own_pieces(p, gs, gs1) && !(span && nruns > 1);
         double t;
-
         if (direct && io_st == MCIO_SUCCESS) {
             t = PMPI_Wtime();
-            for (int64_t g = gs; g < gs1; g++) {
-                if (fd->agg_rank[p->send.peer[g]] != fh->rank)
-                    continue;
-                for (int64_t i = p->send.first[g]; i < p->send.first[g + 1] && io_st == MCIO_SUCCESS;
-                     i++) {
-                    const mcio_piece *pc = &p->send.pieces[i];
-                    io_st = move_piece(fh, write, PIECE_ADDR(base, pc->mem), pc->len, pc->off,
-                                       detail);
-                }
-            }
+            io_st = direct_access(p, write, base, gs, gs1, detail);
             t_io += ns_since(t);
         }
-
         /* Aggregator, before the exchange: reads fill the buffer; writes with holes read the span. */
         if (nruns > 0 && !direct && io_st == MCIO_SUCCESS && (!write || (span && nruns > 1))) {
             t = PMPI_Wtime();
-            if (span)
-                io_st = mcio_io_read_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
-                                          first->off, fh->path, detail);
-            else
-                for (int64_t i = 0; i < nruns && io_st == MCIO_SUCCESS; i++)
-                    io_st = mcio_io_read_full(fh->io, fh->io_state, p->cbuf + p->runs[i].mem,
-                                              p->runs[i].len, p->runs[i].off, fh->path, detail);
+            io_st = mcio_round_access(fh, 0, p->cbuf, p->runs, nruns, span, detail);
             t_io += ns_since(t);
         }
-
-        /* The exchange: the aggregator's side, then this rank's own pieces. */
         t = PMPI_Wtime();
-        for (int64_t g = gr; g < gr1; g++) {
-            if (p->recv.peer[g] == fh->rank)
-                continue; /* copied below, from the sender's side */
-            mcio_exchange_post_group(p, &p->recv, g, p->cbuf, p->recv.peer[g], !write, &nreq);
-        }
-        for (int64_t g = gs; g < gs1; g++) {
-            int dom = p->send.peer[g], agg = fd->agg_rank[dom];
-            if (agg == fh->rank) {
-                if (direct)
-                    continue; /* done above */
-                int64_t w0 = fd->win_start[dom] + (int64_t)k * fd->window[dom];
-                for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
-                    const mcio_piece *pc = &p->send.pieces[i];
-                    if (write)
-                        memcpy(p->cbuf + (pc->off - w0), PIECE_ADDR(base, pc->mem), (size_t)pc->len);
-                    else
-                        memcpy(PIECE_ADDR(base, pc->mem), p->cbuf + (pc->off - w0), (size_t)pc->len);
-                }
-                continue;
-            }
-            mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq);
-        }
-        mcio_exchange_wait(nreq, p->reqs);
-        for (int i = 0; i < nreq; i++)
-            if (p->types[i] != MPI_BYTE)
-                PMPI_Type_free(&p->types[i]);
+        exchange_round(p, write, base, k, gs, gs1, gr, gr1, direct);
         t_exch += ns_since(t);
-
         /* Aggregator, after the exchange: write what was asked for, never a byte more. */
         if (write && nruns > 0 && !direct && io_st == MCIO_SUCCESS) {
             t = PMPI_Wtime();
-            if (span)
-                io_st = mcio_io_write_full(fh->io, fh->io_state, p->cbuf + first->mem, span_len,
-                                           first->off, fh->path, detail);
-            else
-                for (int64_t i = 0; i < nruns && io_st == MCIO_SUCCESS; i++)
-                    io_st = mcio_io_write_full(fh->io, fh->io_state, p->cbuf + p->runs[i].mem,
-                                               p->runs[i].len, p->runs[i].off, fh->path, detail);
+            io_st = mcio_round_access(fh, 1, p->cbuf, p->runs, nruns, span, detail);
             t_io += ns_since(t);
         }
         gs = gs1;

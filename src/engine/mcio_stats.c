@@ -118,9 +118,9 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
             "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,\"fs_type\":\"%s\","
             "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"stripe\":%" PRId64 ",\"write_sync\":%d,"
             "\"aggregator_ranks\":[",
-            write ? "write" : "read", fh->path, fh->hints.strategy, s->ranks, fh->machine.nnodes,
+            write ? "write" : "read", fh->path, mcio_planner_name(fh->hints.strategy), s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
-            s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, fh->hints.transport,
+            s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, mcio_transport_name(fh->hints.transport),
             s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
             s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
             fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,

@@ -305,7 +305,7 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
                           .rank_extents = fh->machine.rank_extents};
     p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
     int st = p->own_access ? mcio_plan_own(fh->nprocs, sum, &p->fd)
-                           : mcio_plan_make(mcio_planner_find(fh->hints.strategy), &topo, sum,
+                           : mcio_plan_make(mcio_planner_at(fh->hints.strategy), &topo, sum,
                                             plan_params(fh, write), &p->fd);
     for (int r = 0; r < fh->nprocs; r++)
         p->total_bytes += sum[r].bytes;
@@ -414,7 +414,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
-    if (aggregate && strcmp(fh->hints.transport, "rma") == 0) {
+    if (aggregate && fh->hints.transport == MCIO_TRANSPORT_RMA) {
         st = mcio_pipeline_open_window(p, detail); /* collective, agreed inside */
         if (st != MCIO_SUCCESS)
             goto fail;
@@ -433,7 +433,7 @@ fail:
 
 const mcio_executor *mcio_executor_of(mcio_file fh)
 {
-    return fh->hints.pipeline_depth > 1 || strcmp(fh->hints.transport, "rma") == 0
+    return fh->hints.pipeline_depth > 1 || fh->hints.transport == MCIO_TRANSPORT_RMA
                ? &mcio_exec_pipeline
                : &mcio_exec_rounds;
 }

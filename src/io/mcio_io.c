@@ -74,10 +74,13 @@ int mcio_io_write_full(const mcio_io_backend *b, void *state, const void *buf, i
         if (n == -EINTR)
             continue;
         if (n < 0) {
+            /* An MPI library's EIO may hide a full file system (MPICH's ROMIO on GlusterFS). */
+            int full = n == -EIO && mcio_io_fs_full(path, len - done);
             snprintf(detail, MCIO_DETAIL_LEN,
-                     "write of %" PRId64 " bytes at offset %" PRId64 " to %s: %s", len - done,
-                     off + done, path, strerror((int)-n));
-            return mcio_io_status_of_errno((int)-n);
+                     "write of %" PRId64 " bytes at offset %" PRId64 " to %s: %s%s", len - done,
+                     off + done, path, strerror((int)-n),
+                     full ? ": no space left on the file system" : "");
+            return full ? MCIO_ERR_NOSPACE : mcio_io_status_of_errno((int)-n);
         }
         if (n == 0) {
             /* No errno: an MPI library may report a failed write as 0 bytes written (OMPIO on

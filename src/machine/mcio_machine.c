@@ -64,6 +64,69 @@ static void detect_socket(MPI_Comm node, int *socket, int *nsockets)
 }
 #endif
 
+/* This rank's node key (virtual: its node number; detected: the node's lowest rank in comm),
+ * socket and sockets per node, into mine[0..2]. Collective on comm when detected. */
+static void place_rank(MPI_Comm comm, int rank, int nprocs, int per_node, int sockets,
+                       int round_robin, int mine[3])
+{
+    if (per_node > 0) {
+        int local = rank % per_node;
+        if (sockets == 0)
+            sockets = 1;
+        mine[0] = rank / per_node;
+        mine[2] = sockets;
+        /* Accumulated: the node's ranks fill socket 0 first, then socket 1, ... */
+        int local_size = nprocs - (rank / per_node) * per_node;
+        local_size = local_size < per_node ? local_size : per_node;
+        mine[1] = round_robin ? local % sockets : (int)((long)local * sockets / local_size);
+    } else {
+        MPI_Comm node;
+        PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+        int leader = rank; /* the node's lowest rank in comm names it */
+        PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
+        detect_socket(node, &mine[1], &mine[2]);
+        PMPI_Comm_free(&node);
+        mine[0] = leader;
+    }
+}
+
+/* The message of a failed description: the memory spec's, the virtual machine's variables', or
+ * out of memory. */
+static void describe_failure(int status, const char *memdetail, const char *binding,
+                             char detail[MCIO_DETAIL_LEN])
+{
+    if (status == MCIO_ERR_ARG && memdetail[0])
+        snprintf(detail, MCIO_DETAIL_LEN, "%s", memdetail);
+    else if (status == MCIO_ERR_ARG)
+        snprintf(detail, MCIO_DETAIL_LEN,
+                 "MCIO_VIRTUAL_RANKS_PER_NODE='%s', MCIO_VIRTUAL_SOCKETS_PER_NODE='%s': each "
+                 "must be a positive integer; MCIO_VIRTUAL_SOCKET_BINDING='%s': accumulated "
+                 "or distributed",
+                 getenv("MCIO_VIRTUAL_RANKS_PER_NODE") ? getenv("MCIO_VIRTUAL_RANKS_PER_NODE") : "",
+                 getenv("MCIO_VIRTUAL_SOCKETS_PER_NODE") ? getenv("MCIO_VIRTUAL_SOCKETS_PER_NODE") : "",
+                 binding ? binding : "");
+    else
+        snprintf(detail, MCIO_DETAIL_LEN, "out of memory describing the machine");
+}
+
+/* Node keys (all[4 * r]) become indices 0..nnodes-1 in order of their lowest rank; sockets. */
+static void index_nodes(mcio_machine *m, const int *all, int nprocs, int *index)
+{
+    for (int r = 0; r < nprocs; r++)
+        index[r] = -1;
+    m->sockets_per_node = 1;
+    for (int r = 0; r < nprocs; r++) {
+        int key = all[4 * r];
+        /* Keys are ranks (detected) or node numbers (virtual); both are < nprocs. */
+        if (index[key] < 0)
+            index[key] = m->nnodes++;
+        m->node_of_rank[r] = index[key];
+        m->socket_of_rank[r] = all[4 * r + 1];
+        if (all[4 * r + 2] > m->sockets_per_node)
+            m->sockets_per_node = all[4 * r + 2];
+    }
+}
+
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
 {
     int rank, nprocs, status = MCIO_SUCCESS;
@@ -86,27 +149,10 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     char memdetail[MCIO_DETAIL_LEN] = "";
     if (memspec && *memspec && mcio_memory_virtual(memspec, 0, NULL, memdetail) != MCIO_SUCCESS)
         mine[3] = MCIO_ERR_ARG;
-    if (per_node < 0 || sockets < 0) {
+    if (per_node < 0 || sockets < 0)
         mine[3] = MCIO_ERR_ARG;
-    } else if (per_node > 0) {
-        int local = rank % per_node;
-        if (sockets == 0)
-            sockets = 1;
-        mine[0] = rank / per_node;
-        mine[2] = sockets;
-        /* Accumulated: the node's ranks fill socket 0 first, then socket 1, ... */
-        int local_size = nprocs - (rank / per_node) * per_node;
-        local_size = local_size < per_node ? local_size : per_node;
-        mine[1] = round_robin ? local % sockets : (int)((long)local * sockets / local_size);
-    } else {
-        MPI_Comm node;
-        PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-        int leader = rank; /* the node's lowest rank in comm names it */
-        PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
-        detect_socket(node, &mine[1], &mine[2]);
-        PMPI_Comm_free(&node);
-        mine[0] = leader;
-    }
+    else
+        place_rank(comm, rank, nprocs, per_node, sockets, round_robin, mine);
     int *all = malloc((size_t)nprocs * 4 * sizeof(int));
     m->node_of_rank = malloc((size_t)nprocs * sizeof(int));
     m->socket_of_rank = malloc((size_t)nprocs * sizeof(int));
@@ -134,34 +180,10 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         if (all[4 * r + 3] != MCIO_SUCCESS && status == MCIO_SUCCESS)
             status = all[4 * r + 3];
     if (status != MCIO_SUCCESS) {
-        if (status == MCIO_ERR_ARG && memdetail[0])
-            snprintf(detail, MCIO_DETAIL_LEN, "%s", memdetail);
-        else if (status == MCIO_ERR_ARG)
-            snprintf(detail, MCIO_DETAIL_LEN,
-                     "MCIO_VIRTUAL_RANKS_PER_NODE='%s', MCIO_VIRTUAL_SOCKETS_PER_NODE='%s': each "
-                     "must be a positive integer; MCIO_VIRTUAL_SOCKET_BINDING='%s': accumulated "
-                     "or distributed",
-                     getenv("MCIO_VIRTUAL_RANKS_PER_NODE") ? getenv("MCIO_VIRTUAL_RANKS_PER_NODE") : "",
-                     getenv("MCIO_VIRTUAL_SOCKETS_PER_NODE") ? getenv("MCIO_VIRTUAL_SOCKETS_PER_NODE") : "",
-                     binding ? binding : "");
-        else
-            snprintf(detail, MCIO_DETAIL_LEN, "out of memory describing the machine");
+        describe_failure(status, memdetail, binding, detail);
         goto done;
     }
-    /* Node keys become indices 0..nnodes-1 in order of their lowest rank. */
-    for (int r = 0; r < nprocs; r++)
-        index[r] = -1;
-    m->sockets_per_node = 1;
-    for (int r = 0; r < nprocs; r++) {
-        int key = all[4 * r];
-        /* Keys are ranks (detected) or node numbers (virtual); both are < nprocs. */
-        if (index[key] < 0)
-            index[key] = m->nnodes++;
-        m->node_of_rank[r] = index[key];
-        m->socket_of_rank[r] = all[4 * r + 1];
-        if (all[4 * r + 2] > m->sockets_per_node)
-            m->sockets_per_node = all[4 * r + 2];
-    }
+    index_nodes(m, all, nprocs, index);
     m->is_virtual = per_node > 0;
     /* The ranks of each node, in rank order (the probe combines them node by node). */
     for (int r = 0; r < nprocs; r++)

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the hints parser (src/util/mcio_hints.c) on the text of a hints file, as
+ * Fuzz target: the hints parser (src/core/util/mcio_hints.c) on the text of a hints file, as
  * MCIO_HINTS or ROMIO_HINTS give it: every line through mcio_hints_parse_line and
  * mcio_hints_set, then a round trip. Properties: no crash; a rejected line leaves a message;
  * the hints in force that differ from the defaults, printed by mcio_hints_get and set again on

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the machine's memory strings (src/machine/mcio_memory.c):
+ * Fuzz target: the machine's memory strings (src/core/machine/mcio_memory.c):
  * MCIO_VIRTUAL_NODE_MEMORY specs ("64m,16m,0", "normal:MEAN:SD[:SEED]") for 0-63 nodes, and the
  * text of /proc/meminfo. The first byte picks the node count, the rest up to a newline is the
  * spec, everything after it the meminfo text. Properties: no crash; a spec accepted for 0 nodes

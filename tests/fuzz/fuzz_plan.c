@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the planners (src/plan): a machine (1-16 ranks on 1-16 nodes, optional memory
+ * Fuzz target: the planners (src/core/plan): a machine (1-16 ranks on 1-16 nodes, optional memory
  * per node), hints (strategy romio or memory, cb_nodes, cb_buffer_size, striping_unit,
  * romio_cb_*, mcio_nah, mcio_msgind, mcio_msggroup, mcio_memmin) and each rank's access
  * (first byte, end, bytes), all decoded from the input, planned by mcio_plan_make. Properties,

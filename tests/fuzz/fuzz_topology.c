@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the topology file parser (src/machine/mcio_network.c), one executable per
+ * Fuzz target: the topology file parser (src/core/machine/mcio_network.c), one executable per
  * format: fuzz_topology_slurm (a Slurm topology.conf), fuzz_topology_grid, fuzz_topology_matrix.
  * The input is the file's text after a first line that selects the format, so that each target
  * explores its own format's grammar. Properties: no crash; an error names the file and a line

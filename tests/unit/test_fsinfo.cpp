@@ -17,9 +17,9 @@ namespace {
 const char *kMountinfo =
     "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
     "25 22 0:21 / /tmp rw,nosuid,nodev shared:5 - tmpfs tmpfs rw,size=1024k\n"
-    "43 22 0:39 / /mnt/mcio-gluster rw,relatime - fuse.glusterfs 192.0.2.2:/mcio "
+    "43 22 0:39 / /mnt/mcio-gluster rw,relatime - fuse.glusterfs 198.51.100.1:/mcio "
     "rw,user_id=0,group_id=0,default_permissions,allow_other,max_read=131072\n"
-    "44 22 0:40 / /mnt/mcio-gluster-small rw,relatime - fuse.glusterfs 192.0.2.2:/mcio-small rw\n"
+    "44 22 0:40 / /mnt/mcio-gluster-small rw,relatime - fuse.glusterfs 198.51.100.1:/mcio-small rw\n"
     "50 22 0:45 / /lustre rw shared:9 master:3 - lustre 10.0.0.1@o2ib:/fs rw,flock\n"
     "51 22 0:46 / /scratch rw - xfs /dev/sdb rw\n"
     "52 51 0:47 / /scratch rw - nfs4 server:/export rw\n"

@@ -40,8 +40,9 @@ TEST(Hints, Defaults)
     EXPECT_EQ(h.cb_buffer_size, 16 * 1024 * 1024);
     EXPECT_EQ(h.cb_nodes, 0);
     EXPECT_EQ(h.striping_unit, 0);
-    EXPECT_STREQ(h.strategy, "auto");
+    EXPECT_EQ(h.strategy, MCIO_STRATEGY_AUTO);
     EXPECT_EQ(h.memory_margin, 10);
+    EXPECT_EQ(h.transport, MCIO_TRANSPORT_P2P);
     EXPECT_STREQ(h.io_backend, "mpiio");
     EXPECT_EQ(h.cb_write, MCIO_CB_AUTOMATIC);
     EXPECT_EQ(h.cb_read, MCIO_CB_AUTOMATIC);
@@ -140,7 +141,7 @@ const SetCase set_cases[] = {
     {"SocketNone", "mcio_socket_rule", "none", SOCKET, MCIO_SOCKET_NONE, nullptr},
     {"TopologyFile", "mcio_topology_file", "/etc/slurm/topology.conf", TOPOFILE, 0,
      "/etc/slurm/topology.conf"},
-    {"StrategyMemory", "mcio_strategy", "memory", STRATEGY, 0, "memory"},
+    {"StrategyMemory", "mcio_strategy", "memory", STRATEGY, MCIO_STRATEGY_MEMORY, "memory"},
     {"NahOne", "mcio_nah", "1", NAH, 1, nullptr},
     {"NahMany", "mcio_nah", "16", NAH, 16, nullptr},
     {"MsgindM", "mcio_msgind", "128m", MSGIND, 134217728, nullptr},
@@ -185,7 +186,7 @@ TEST_P(HintsSet, Valid)
     case BUF: want.cb_buffer_size = c.num; break;
     case NODES: want.cb_nodes = (int)c.num; break;
     case STRIPE: want.striping_unit = c.num; break;
-    case STRATEGY: strcpy(want.strategy, c.text); break;
+    case STRATEGY: want.strategy = (int)c.num; break;
     case BACKEND: strcpy(want.io_backend, c.text); break;
     case CB_WRITE: want.cb_write = (int)c.num; break;
     case CB_READ: want.cb_read = (int)c.num; break;
@@ -464,6 +465,8 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_pipeline_depth", "4", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_subbuffer_size", "1m", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_transport", "rma", "t", detail), MCIO_SUCCESS);
+    EXPECT_EQ(h.transport, MCIO_TRANSPORT_RMA); /* parsed once, into the enum the engine reads */
+    EXPECT_EQ(h.strategy, MCIO_STRATEGY_MEMORY);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_slow_call_seconds", "0.25", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_slow_byte_seconds", "1e-9", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "direct_write", "true", "t", detail), MCIO_SUCCESS);

@@ -268,6 +268,17 @@ INSTANTIATE_TEST_SUITE_P(Plan, Romio, ::testing::ValuesIn(romio_cases),
                              return std::string(i.param.name);
                          });
 
+/* The parsed mcio_strategy (enum mcio_strategy) indexes the table in the names' order. */
+TEST(Planners, EnumIndexesTheTable)
+{
+    EXPECT_STREQ(mcio_planner_at(MCIO_STRATEGY_ROMIO)->name, "romio");
+    EXPECT_STREQ(mcio_planner_at(MCIO_STRATEGY_MEMORY)->name, "memory");
+    for (int i = 0; mcio_planner_name(i); i++)
+        EXPECT_EQ(mcio_planner_at(i), mcio_planner_find(mcio_planner_name(i))) << i;
+    EXPECT_EQ(mcio_planner_at(-1), nullptr);
+    EXPECT_EQ(mcio_planner_at(2), nullptr);
+}
+
 /* The strategy table finds romio and plans exactly as mcio_plan_romio. */
 TEST(Planners, RomioByName)
 {

@@ -167,6 +167,13 @@ typedef struct mcio_planner {
 /* The strategy called name, or NULL. */
 const mcio_planner *mcio_planner_find(const char *name);
 
+/* mcio_strategy, parsed: the index of a strategy in the table of planners.c (the order of
+ * mcio_planner_name). A new strategy is a new row there and a new name here. */
+enum mcio_strategy { MCIO_STRATEGY_ROMIO = 0, MCIO_STRATEGY_MEMORY, MCIO_STRATEGY_AUTO };
+
+/* The planner of strategy s (enum mcio_strategy), or NULL past the last. */
+const mcio_planner *mcio_planner_at(int s);
+
 /*
  * Plan with strategy pl, or with mcio_plan_independent when collective buffering is not
  * enabled (params.cb), the accesses do not interleave and the strategy does not keep node

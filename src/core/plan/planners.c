@@ -23,12 +23,13 @@ static int plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_
     return mcio_plan_memory(topo, sum, params, plan, NULL);
 }
 
+/* In enum mcio_strategy order. */
 static const mcio_planner planners[] = {
-    {.name = "romio", .plan = plan_romio},
-    {.name = "memory", .plan = plan_memory, .keeps_node_memory = 1},
+    [MCIO_STRATEGY_ROMIO] = {.name = "romio", .plan = plan_romio},
+    [MCIO_STRATEGY_MEMORY] = {.name = "memory", .plan = plan_memory, .keeps_node_memory = 1},
     /* The default: romio when it fits the nodes' memory, else memory (memmodel.c). It takes
      * the independent plan itself when romio would. */
-    {.name = "auto", .plan = mcio_plan_auto, .keeps_node_memory = 1},
+    [MCIO_STRATEGY_AUTO] = {.name = "auto", .plan = mcio_plan_auto, .keeps_node_memory = 1},
 };
 
 const mcio_planner *mcio_planner_find(const char *name)
@@ -52,6 +53,11 @@ int mcio_plan_make(const mcio_planner *pl, const mcio_topology *topo, const mcio
     if (mcio_plan_is_independent(pl, topo->nprocs, sum, params))
         return mcio_plan_independent(topo->nprocs, sum, params, plan);
     return pl->plan(topo, sum, params, plan);
+}
+
+const mcio_planner *mcio_planner_at(int s)
+{
+    return s >= 0 && (size_t)s < sizeof planners / sizeof planners[0] ? &planners[s] : NULL;
 }
 
 const char *mcio_planner_name(int i)

@@ -29,9 +29,9 @@ mcio_hints mcio_hints_default(void)
                     .node_memory = 0,
                     .memory_margin = 10,
                     .pipeline_depth = 1};
-    strcpy(h.strategy, "auto");
+    h.strategy = MCIO_STRATEGY_AUTO;
+    h.transport = MCIO_TRANSPORT_P2P;
     strcpy(h.io_backend, "mpiio");
-    strcpy(h.transport, "p2p");
     return h;
 }
 
@@ -68,9 +68,9 @@ static const char *cb_mode_name(int i)
     return i >= 0 && i < 3 ? names[i] : NULL;
 }
 
-static const char *transport_name(int i)
+const char *mcio_transport_name(int t)
 {
-    return i == 0 ? "p2p" : i == 1 ? "rma" : NULL;
+    return t == MCIO_TRANSPORT_P2P ? "p2p" : t == MCIO_TRANSPORT_RMA ? "rma" : NULL;
 }
 
 static const char *io_thread_name(int i)
@@ -117,7 +117,7 @@ static const hint_spec specs[] = {
     {.key = "striping_unit", .kind = HINT_BYTES, FIELD(striping_unit), .min = 0, .max = INT32_MAX},
     {.key = "romio_cb_write", .kind = HINT_CHOICE, FIELD(cb_write), .names = cb_mode_name},
     {.key = "romio_cb_read", .kind = HINT_CHOICE, FIELD(cb_read), .names = cb_mode_name},
-    {.key = "mcio_strategy", .kind = HINT_WORD, FIELD(strategy), .names = mcio_planner_name},
+    {.key = "mcio_strategy", .kind = HINT_CHOICE, FIELD(strategy), .names = mcio_planner_name},
     /* Whether a backend of that name is registered is known only to the engine (tests register
      * their own), which checks it when the file opens. */
     {.key = "mcio_io_backend", .kind = HINT_WORD, FIELD(io_backend)},
@@ -137,7 +137,7 @@ static const hint_spec specs[] = {
     {.key = "mcio_pipeline_depth", .kind = HINT_INT, FIELD(pipeline_depth), .min = 1, .max = 1024},
     {.key = "mcio_subbuffer_size", .kind = HINT_BYTES, FIELD(subbuffer_size), .min = 0,
      .max = INT32_MAX},
-    {.key = "mcio_transport", .kind = HINT_WORD, FIELD(transport), .names = transport_name},
+    {.key = "mcio_transport", .kind = HINT_CHOICE, FIELD(transport), .names = mcio_transport_name},
     {.key = "mcio_slow_call_seconds", .kind = HINT_SECONDS, FIELD(slow_call_seconds)},
     {.key = "mcio_slow_byte_seconds", .kind = HINT_SECONDS, FIELD(slow_byte_seconds)},
     /* O_DIRECT file access, for the backends that open the file themselves (mcio_io_posix.c). */

@@ -25,6 +25,15 @@ enum mcio_io_thread_mode {
     MCIO_IO_THREAD_NEVER
 };
 
+/* mcio_transport: how a pipeline's data moves between ranks and aggregators. */
+enum mcio_transport {
+    MCIO_TRANSPORT_P2P = 0, /* two-sided: nonblocking sends and receives */
+    MCIO_TRANSPORT_RMA      /* one-sided: MPI_Put / MPI_Get into the aggregators' windows */
+};
+
+/* The value of mcio_transport t ("p2p", "rma"), or NULL past the last. */
+const char *mcio_transport_name(int t);
+
 /* mcio_write_sync: whether a collective write ends with a sync of the file. */
 enum mcio_write_sync_mode {
     MCIO_WRITE_SYNC_AUTO = 0, /* where the file system acknowledges writes before its servers
@@ -38,7 +47,7 @@ typedef struct mcio_hints {
     int cb_nodes;           /* ROMIO's cb_nodes: 0 = one aggregator per node */
     int64_t striping_unit;  /* ROMIO's striping_unit: 0 = no alignment */
     int cb_write, cb_read;  /* ROMIO's romio_cb_write / romio_cb_read: enum mcio_cb_mode */
-    char strategy[MCIO_NAME_LEN];   /* mcio_strategy: auto (romio, or memory when short) */
+    int strategy; /* mcio_strategy: enum mcio_strategy, auto (romio, or memory when short) */
     char io_backend[MCIO_NAME_LEN]; /* mcio_io_backend: mpiio, posix, null, slow */
     int direct_write, direct_read;  /* ROMIO's direct_write / direct_read: 0; posix, slow */
     int enable;                     /* mcio_enable: 1; 0 = the drop-in layer leaves the file alone */
@@ -55,7 +64,7 @@ typedef struct mcio_hints {
     /* Pipelined aggregation (docs/hints.md). */
     int pipeline_depth;             /* mcio_pipeline_depth: sub-buffers in flight; 1 = classic */
     int64_t subbuffer_size;         /* mcio_subbuffer_size: 0 = stripe, or block-size multiple */
-    char transport[8];              /* mcio_transport: p2p (two-sided) or rma (one-sided) */
+    int transport;                  /* mcio_transport: enum mcio_transport, p2p */
     int io_thread;                  /* mcio_io_thread: enum mcio_io_thread_mode, auto */
     int write_sync;                 /* mcio_write_sync: enum mcio_write_sync_mode, auto */
     double slow_call_seconds;       /* mcio_slow_call_seconds: slow backend, delay per call */
