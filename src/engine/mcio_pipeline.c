@@ -265,14 +265,15 @@ static int task_accesses_file(const pipe_io *io, int flush, int64_t k)
     return n > 0 && (flush || !io->write || (span && n > 1));
 }
 
-/* Prepare or flush round k of my domain into or from sub-buffer k mod slots, unlocked. */
-static int do_task(pipe_io *io, int flush, int64_t k, char detail[MCIO_DETAIL_LEN])
+/* Prepare or flush round k of my domain into or from its sub-buffer slot (slot_of, taken
+ * under mu: a retiring thread moves one_slot_from), unlocked. */
+static int do_task(pipe_io *io, int flush, int64_t k, char *slot, char detail[MCIO_DETAIL_LEN])
 {
     mcio_file fh = io->p->fh;
     int64_t n;
     int span;
     const mcio_piece *runs = task_runs(io, k, &n, &span);
-    return mcio_round_access(fh, flush, slot_of(io, k), runs, n, span, detail);
+    return mcio_round_access(fh, flush, slot, runs, n, span, detail);
 }
 
 /* Record task (flush, k) done, with its status and file access time. mu held when threaded. */
@@ -401,10 +402,11 @@ static void run_task(pipe_io *io, int flush, int64_t k, int by_main)
     if (io->status == MCIO_SUCCESS && task_accesses_file(io, flush, k)) {
         if (io->accessing++ == 0)
             io->accessing_since = t0;
+        char *slot = slot_of(io, k);
         if (io->threaded)
             pthread_mutex_unlock(&io->mu);
         long switches = voluntary_switches();
-        st = do_task(io, flush, k, detail);
+        st = do_task(io, flush, k, slot, detail);
         switches = voluntary_switches() - switches;
         if (io->threaded)
             pthread_mutex_lock(&io->mu);
@@ -491,8 +493,9 @@ static int all_flushed(const pipe_io *io, int64_t k)
     return !io->write || io->flushed >= io->released;
 }
 
-/* Main thread: wait until round k is prepared (its sub-buffer free and filled). */
-static void wait_prepared(pipe_io *io, int64_t k, int64_t *wait_ns)
+/* Main thread: wait until round k is prepared (its sub-buffer free and filled); returns that
+ * sub-buffer, taken under mu (the I/O thread may retire meanwhile and move one_slot_from). */
+static char *wait_prepared(pipe_io *io, int64_t k, int64_t *wait_ns)
 {
     int64_t t0 = now_ns();
     if (io->trace)
@@ -500,12 +503,14 @@ static void wait_prepared(pipe_io *io, int64_t k, int64_t *wait_ns)
     if (io->threaded)
         pthread_mutex_lock(&io->mu);
     main_wait(io, is_prepared, k);
+    char *slot = slot_of(io, k);
     if (io->threaded)
         pthread_mutex_unlock(&io->mu);
     int64_t t1 = now_ns();
     if (io->trace)
         io->trace[k][TR_RESUME] = t1;
     *wait_ns += t1 - t0;
+    return slot;
 }
 
 /* Main thread: round k is exchanged; its sub-buffer goes to be flushed (writes) or is free. */
@@ -647,9 +652,7 @@ static int64_t exchange_p2p(mcio_plan p, pipe_io *io, int write, char *base, int
         while (gr1 < p->recv.ngroups && p->recv.round[gr1] == k)
             gr1++;
         int mine = k < io->nrounds;
-        if (mine)
-            wait_prepared(io, k, wait_ns);
-        char *slot = mine ? slot_of(io, k) : NULL;
+        char *slot = mine ? wait_prepared(io, k, wait_ns) : NULL;
         int64_t t = now_ns();
         int nreq = 0;
         for (int64_t g = gr; g < gr1; g++)
@@ -809,10 +812,14 @@ static int pipeline_run(mcio_plan p, int write, char *base, mcio_exec_times *tim
         io.fly = malloc((size_t)io.flycap * sizeof *io.fly);
         io.async = io.fly != NULL; /* else the accesses block, as without the ops */
     }
-    if (!io.threaded) /* (the thread reads inline_access) */
+    /* Once the thread runs, inline_access and one_slot_from are its (under mu): it may have
+     * read rounds into several sub-buffers and retired by now, setting one_slot_from past
+     * them. Overwriting that with 0 made round 1 be exchanged from round 0's sub-buffer. */
+    if (!io.threaded) {
         io.inline_access = !io.async;
-    if (io.inline_access && p->pipe->win == MPI_WIN_NULL)
-        io.one_slot_from = 0; /* nothing to overlap: the classic rounds */
+        if (io.inline_access && p->pipe->win == MPI_WIN_NULL)
+            io.one_slot_from = 0; /* nothing to overlap: the classic rounds */
+    }
     int64_t wait_ns = 0, exch_ns;
     if (p->pipe->win != MPI_WIN_NULL)
         exch_ns = exchange_rma(p, &io, write, base, &wait_ns);
