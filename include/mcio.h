@@ -146,7 +146,7 @@ typedef struct mcio_stats {
                                       1 MemAvailable, 2 cgroup v1, 3 cgroup v2, 4 rlimit,
                                       5 the mcio_node_memory hint, 6 virtual */
     const int64_t *node_model_bytes; /* [nodes] the memory model's bytes for the call: buffers,
-                                        staging, metadata (src/plan/memmodel.c) */
+                                        staging, metadata (src/core/plan/memmodel.c) */
     const int64_t *node_predicted_peak_bytes; /* [nodes] what the node's binding cgroup held
                                                  when the call planned plus node_model_bytes;
                                                  -1 when no cgroup binds the node */

@@ -11,7 +11,7 @@
 #   memlimit: limit 512.0 MiB, peak 498.3 MiB (held 431.2 MiB), oom_kill 1, failcnt 2043, exit 137
 # where peak is the cgroup's own high-water mark (v1 memory.max_usage_in_bytes, v2
 # memory.peak), page cache included, and held the highest usage less the clean page cache
-# (what the kernel cannot reclaim, as mcio counts it: src/machine/mcio_memory.c), sampled
+# (what the kernel cannot reclaim, as mcio counts it: src/core/machine/mcio_memory.c), sampled
 # every MEMLIMIT_SAMPLE seconds (default 0.01). oom_kill comes from v1 memory.oom_control or
 # v2 memory.events; failcnt is v1's count of charges that hit the limit.
 # Exit status: the command's; 77 (printed reason) when no memory cgroup can be made here (not

@@ -1,5 +1,5 @@
 /*
- * The memory a process really has (src/machine/mcio_memory.c, issue 17): MemAvailable, its
+ * The memory a process really has (src/core/machine/mcio_memory.c, issue 17): MemAvailable, its
  * memory cgroup's headroom (v1 and v2, nested limits, "max", a container's view, missing and
  * unreadable files) and its rlimits, read from fixture trees laid out as / would be, and the
  * figure of a node from its ranks' probes.

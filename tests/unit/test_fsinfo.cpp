@@ -1,4 +1,4 @@
-// The file-system facts' parsers (src/util/mcio_fsinfo.c) on fixture text: statfs magic
+// The file-system facts' parsers (src/core/util/mcio_fsinfo.c) on fixture text: statfs magic
 // numbers, /proc/self/mountinfo lines (FUSE subtypes, stacked mounts, escaped spaces, optional
 // fields), GlusterFS size options.
 #include <gtest/gtest.h>

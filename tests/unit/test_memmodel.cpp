@@ -1,5 +1,5 @@
 /*
- * The memory model and the default strategy (src/plan/memmodel.c, issue 17): auto keeps the
+ * The memory model and the default strategy (src/core/plan/memmodel.c, issue 17): auto keeps the
  * romio plan bit for bit when it fits the nodes' memory, and plans memory-consciously, within
  * the usable memory, when it does not.
  */
