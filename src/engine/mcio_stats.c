@@ -42,6 +42,73 @@ int mcio_stats_model(mcio_file fh, mcio_plan p)
     return st;
 }
 
+/* n values as a JSON list's items, comma-separated. */
+static void print_i64s(FILE *f, const int64_t *v, int n)
+{
+    for (int j = 0; j < n; j++)
+        fprintf(f, "%s%" PRId64, j ? "," : "", v[j]);
+}
+
+/* Append the last call's statistics to MCIO_STATS as one JSON line (rank 0). */
+static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int listed)
+{
+    const mcio_stats *s = &fh->stats;
+    int nn = fh->machine.nnodes;
+    /* The share of the smaller phase hidden behind the other: 1 is the ideal the papers bound. */
+    double smaller = s->t_io < s->t_exchange ? s->t_io : s->t_exchange;
+    double overlap = smaller > 0 ? s->t_overlap / smaller : 0;
+    overlap = overlap > 1 ? 1 : overlap;
+    FILE *f = fopen(fh->stats_path, "a");
+    if (!f)
+        return; /* statistics are best effort: they never fail the I/O they describe */
+    fprintf(f,
+            "{\"op\":\"%s\",\"path\":\"%s\",\"strategy\":\"%s\",\"ranks\":%d,\"nodes\":%d,"
+            "\"bytes\":%" PRId64 ",\"aggregators\":%d,\"rounds\":%d,\"max_buffer_bytes\":%" PRId64
+            ",\"t_metadata\":%.9f,\"t_plan\":%.9f,\"t_exchange\":%.9f,\"t_io\":%.9f,"
+            "\"t_total\":%.9f,\"pipeline_depth\":%d,\"transport\":\"%s\","
+            "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
+            "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,\"fs_type\":\"%s\","
+            "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"stripe\":%" PRId64 ",\"write_sync\":%d,"
+            "\"aggregator_ranks\":[",
+            write ? "write" : "read", fh->path, mcio_planner_name(fh->hints.strategy), s->ranks, fh->machine.nnodes,
+            s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
+            s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, mcio_transport_name(fh->hints.transport),
+            s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
+            s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
+            fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
+            write && mcio_file_write_sync(fh));
+    for (int d = 0; d < listed; d++)
+        fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
+    fprintf(f, "],\"aggregator_nodes\":[");
+    for (int d = 0; d < listed; d++)
+        fprintf(f, "%s%d", d ? "," : "", fh->stats_nodes[d]);
+    if (fh->stats_on && fh->stats_gathered) { /* in domain order, as aggregator_ranks */
+        fprintf(f, "],\"aggregator_bytes\":[");
+        for (int d = 0; d < listed; d++)
+            fprintf(f, "%s%" PRId64, d ? "," : "", fh->stats_gathered[fh->stats_aggs[d]]);
+    }
+    fprintf(f, "],\"fallbacks\":%d,\"node_budget_bytes\":[", s->fallbacks);
+    print_i64s(f, fh->stats_budget, nn);
+    fprintf(f, "],\"node_peak_bytes\":[");
+    print_i64s(f, fh->stats_peak, nn);
+    /* Where each node's figure came from: "cgroup-v1:/path", "meminfo", "hint", ... */
+    fprintf(f, "],\"node_memory_source\":[");
+    for (int j = 0; j < nn; j++) {
+        const char *where = fh->machine.node_mem_where
+                                ? &fh->machine.node_mem_where[(size_t)j * MCIO_MEM_WHERE_LEN]
+                                : "";
+        int cg = fh->node_source[j] == MCIO_MEM_CGROUP_V1 || fh->node_source[j] == MCIO_MEM_CGROUP_V2;
+        fprintf(f, "%s\"%s%s%s\"", j ? "," : "", mcio_memory_source_name(fh->node_source[j]),
+                cg && *where ? ":" : "", cg ? where : "");
+    }
+    fprintf(f, "],\"node_model_bytes\":[");
+    print_i64s(f, fh->stats_model, nn);
+    fprintf(f, "],\"node_predicted_peak_bytes\":[");
+    print_i64s(f, fh->stats_predicted, nn);
+    fprintf(f, "],\"memory_conscious\":%d}\n", fd->memory_conscious);
+    fclose(f);
+}
+
 void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_times *t)
 {
     const mcio_fdplan *fd = &p->fd;
@@ -100,63 +167,6 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
     for (int d = 0; d < fd->ndomains; d++)
         if (fd->rounds[d] > 0 && fd->window[d] > s->subbuffer_bytes)
             s->subbuffer_bytes = fd->window[d];
-    if (!fh->stats_path)
-        return;
-    /* The share of the smaller phase hidden behind the other: 1 is the ideal the papers bound. */
-    double smaller = s->t_io < s->t_exchange ? s->t_io : s->t_exchange;
-    double overlap = smaller > 0 ? s->t_overlap / smaller : 0;
-    overlap = overlap > 1 ? 1 : overlap;
-    FILE *f = fopen(fh->stats_path, "a");
-    if (!f)
-        return; /* statistics are best effort: they never fail the I/O they describe */
-    fprintf(f,
-            "{\"op\":\"%s\",\"path\":\"%s\",\"strategy\":\"%s\",\"ranks\":%d,\"nodes\":%d,"
-            "\"bytes\":%" PRId64 ",\"aggregators\":%d,\"rounds\":%d,\"max_buffer_bytes\":%" PRId64
-            ",\"t_metadata\":%.9f,\"t_plan\":%.9f,\"t_exchange\":%.9f,\"t_io\":%.9f,"
-            "\"t_total\":%.9f,\"pipeline_depth\":%d,\"transport\":\"%s\","
-            "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
-            "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,\"fs_type\":\"%s\","
-            "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"stripe\":%" PRId64 ",\"write_sync\":%d,"
-            "\"aggregator_ranks\":[",
-            write ? "write" : "read", fh->path, mcio_planner_name(fh->hints.strategy), s->ranks, fh->machine.nnodes,
-            s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
-            s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, mcio_transport_name(fh->hints.transport),
-            s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
-            s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
-            fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
-            write && mcio_file_write_sync(fh));
-    for (int d = 0; d < listed; d++)
-        fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
-    fprintf(f, "],\"aggregator_nodes\":[");
-    for (int d = 0; d < listed; d++)
-        fprintf(f, "%s%d", d ? "," : "", fh->stats_nodes[d]);
-    if (fh->stats_on && fh->stats_gathered) { /* in domain order, as aggregator_ranks */
-        fprintf(f, "],\"aggregator_bytes\":[");
-        for (int d = 0; d < listed; d++)
-            fprintf(f, "%s%" PRId64, d ? "," : "", fh->stats_gathered[fh->stats_aggs[d]]);
-    }
-    fprintf(f, "],\"fallbacks\":%d,\"node_budget_bytes\":[", s->fallbacks);
-    for (int j = 0; j < nn; j++)
-        fprintf(f, "%s%" PRId64, j ? "," : "", fh->stats_budget[j]);
-    fprintf(f, "],\"node_peak_bytes\":[");
-    for (int j = 0; j < nn; j++)
-        fprintf(f, "%s%" PRId64, j ? "," : "", fh->stats_peak[j]);
-    /* Where each node's figure came from: "cgroup-v1:/path", "meminfo", "hint", ... */
-    fprintf(f, "],\"node_memory_source\":[");
-    for (int j = 0; j < nn; j++) {
-        const char *where = fh->machine.node_mem_where
-                                ? &fh->machine.node_mem_where[(size_t)j * MCIO_MEM_WHERE_LEN]
-                                : "";
-        int cg = fh->node_source[j] == MCIO_MEM_CGROUP_V1 || fh->node_source[j] == MCIO_MEM_CGROUP_V2;
-        fprintf(f, "%s\"%s%s%s\"", j ? "," : "", mcio_memory_source_name(fh->node_source[j]),
-                cg && *where ? ":" : "", cg ? where : "");
-    }
-    fprintf(f, "],\"node_model_bytes\":[");
-    for (int j = 0; j < nn; j++)
-        fprintf(f, "%s%" PRId64, j ? "," : "", fh->stats_model[j]);
-    fprintf(f, "],\"node_predicted_peak_bytes\":[");
-    for (int j = 0; j < nn; j++)
-        fprintf(f, "%s%" PRId64, j ? "," : "", fh->stats_predicted[j]);
-    fprintf(f, "],\"memory_conscious\":%d}\n", fd->memory_conscious);
-    fclose(f);
+    if (fh->stats_path)
+        stats_append(fh, fd, write, listed);
 }

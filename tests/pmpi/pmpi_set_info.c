@@ -82,8 +82,8 @@ int main(int argc, char **argv)
                   s, cls_);                                                                     \
     } while (0)
 
-    /* 1. The defaults: ROMIO's strategy. */
-    SERVED(0, "\"strategy\":\"romio\"");
+    /* 1. The defaults: the automatic strategy (romio's plan when memory allows). */
+    SERVED(0, "\"strategy\":\"auto\"");
     /* 2. MPI_File_set_info: the memory-conscious strategy for the next call. */
     MPI_Info info;
     MPI_Info_create(&info);
