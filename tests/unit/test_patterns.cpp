@@ -108,9 +108,11 @@ TEST(Patterns, DerivedSummariesForPatternsWithoutAClosedForm)
     pattern_args a = args_for(4, 1000);
     std::vector<mcio_summary> s(4);
     ASSERT_EQ(patterns_summaries(p, &a, 4, s.data()), 0);
-    for (int r = 1; r < 4; r++) /* the blocks one after another in rank order */
-        if (s[r].bytes && s[r - 1].bytes)
+    for (int r = 1; r < 4; r++) { /* the blocks one after another in rank order */
+        if (s[r].bytes && s[r - 1].bytes) {
             EXPECT_EQ(s[r].start, s[r - 1].end);
+        }
+    }
     EXPECT_EQ(patterns_find("no-such-pattern"), nullptr);
 }
 
