@@ -15,7 +15,12 @@
  *   - the access: write_at_all at a random offset or write_all at the individual pointer;
  *   - hints for mcio: strategy romio or memory, pipeline depth 1, 2 or 4, transport p2p or rma,
  *     cb_nodes, tiny and odd cb_buffer_size and sub-buffer sizes, romio_cb_write/read, backend
- *     mpiio or posix, a stripe size.
+ *     mpiio or posix, a stripe size;
+ *   - about 1 layout in 4, drawn from the seed alone (so that the other layouts' draws stay as
+ *     they were): mcio's side through a persistent plan (mcio_plan_createv on an mcio_file
+ *     opened with the same hints, the extents and memory displacements computed from the view
+ *     and the memory type), written twice (other data first: the plan is reused, and the second
+ *     write must win) and read back once, instead of through the drop-in layer.
  * Per layout: the file written natively (PMPI) and through mcio (MPI), compared byte for byte by
  * rank 0; then the native file read back through the same view and memory type natively and
  * through mcio into sentinel-filled buffers, which must be equal byte for byte and hold what was
@@ -33,9 +38,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mcio.h"
 #include "mcio_splitmix64.h"
 
 static int rank, nprocs;
+static char plan_error[MPI_MAX_ERROR_STRING]; /* the first failure of plan_access */
 
 static int64_t pick(uint64_t *s, int64_t lo, int64_t hi) /* inclusive */
 {
@@ -277,14 +284,17 @@ static int64_t expected_bytes(const view *v, MPI_Offset off_etypes, const void *
     return n;
 }
 
-/* why: the MPI error strings of a failed native (rc1) and mcio (rc2) access. */
-static void describe_errors(const char *what, int rc1, int rc2, char *why, size_t n)
+/* why: the MPI error strings of a failed native (rc1) and mcio (rc2) access; for a persistent
+ * plan (plan), rc2 is an mcio status whose message is plan_error. */
+static void describe_errors(const char *what, int rc1, int rc2, int plan, char *why, size_t n)
 {
     char e1[MPI_MAX_ERROR_STRING] = "", e2[MPI_MAX_ERROR_STRING] = "";
     int l;
     if (rc1 != MPI_SUCCESS)
         MPI_Error_string(rc1, e1, &l);
-    if (rc2 != MPI_SUCCESS)
+    if (rc2 != MPI_SUCCESS && plan)
+        snprintf(e2, sizeof e2, "%s", plan_error);
+    else if (rc2 != MPI_SUCCESS)
         MPI_Error_string(rc2, e2, &l);
     snprintf(why, n, "%s: native '%.60s', mcio '%.100s'", what, e1, e2);
 }
@@ -330,6 +340,7 @@ typedef struct layout {
     uint64_t seed;
     view v;
     int ints, interleaved;
+    int persistent; /* mcio's side through a persistent plan, not the drop-in layer */
     MPI_Info info;
     char hw[160], mw[32];
     MPI_Datatype mt;
@@ -385,6 +396,8 @@ static void draw_layout(uint64_t seed, uint64_t *s, layout *L)
     L->w = malloc((size_t)L->span);
     for (int64_t i = 0; i < L->span; i++)
         L->w[i] = pattern(seed, rank, i);
+    uint64_t sp = seed ^ 0x7E57AB1E5EEDull;
+    L->persistent = splitmix64(&sp) % 4 == 0;
 }
 
 static void free_layout(layout *L)
@@ -393,6 +406,94 @@ static void free_layout(layout *L)
     MPI_Type_free(&L->mt);
     MPI_Type_free(&L->v.ftype);
     MPI_Info_free(&L->info);
+}
+
+/*
+ * This rank's access as extents for mcio: file offset, length and displacement in the memory
+ * buffer of each run of data bytes that is contiguous in both. The file offsets come from the
+ * oracle (expected_bytes); the memory displacement of data byte j is where MPI_Pack of count
+ * copies of the memory type reads byte j, found by packing a memory image whose bytes spell
+ * their own displacement. Returns the number of extents; the arrays are allocated.
+ */
+static int64_t access_extents(const view *v, MPI_Offset off_etypes, const unsigned char *buf,
+                              int64_t span, int cnt, MPI_Datatype mt, int64_t **off,
+                              int64_t **len, int64_t **disp)
+{
+    int64_t *fo;
+    unsigned char *val;
+    int64_t n = expected_bytes(v, off_etypes, buf, cnt, mt, &fo, &val);
+    int64_t *md = calloc((size_t)n + 1, sizeof *md);
+    unsigned char *img = malloc((size_t)span), *packed = malloc((size_t)n + 1);
+    for (int pass = 0; pass < 4; pass++) { /* displacements < 2^32 */
+        for (int64_t i = 0; i < span; i++)
+            img[i] = (unsigned char)((uint64_t)i >> (8 * pass));
+        int pos = 0;
+        MPI_Pack(img, cnt, mt, packed, (int)n, &pos, MPI_COMM_SELF);
+        for (int64_t j = 0; j < n; j++)
+            md[j] |= (int64_t)packed[j] << (8 * pass);
+    }
+    *off = malloc((size_t)n * sizeof **off + 1);
+    *len = malloc((size_t)n * sizeof **len + 1);
+    *disp = malloc((size_t)n * sizeof **disp + 1);
+    int64_t k = 0;
+    for (int64_t j = 0; j < n; j++) {
+        if (k > 0 && fo[j] == (*off)[k - 1] + (*len)[k - 1] &&
+            md[j] == (*disp)[k - 1] + (*len)[k - 1]) {
+            (*len)[k - 1]++;
+            continue;
+        }
+        (*off)[k] = fo[j], (*len)[k] = 1, (*disp)[k] = md[j];
+        k++;
+    }
+    free(fo), free(val), free(md), free(img), free(packed);
+    return k;
+}
+
+/*
+ * mcio's side through a persistent plan (collective): the file opened with mcio_file_open and
+ * the layout's hints, one mcio_plan_createv for this rank's extents, then for a write two
+ * mcio_plan_write (other data, then buf: the plan reused, the second write wins), for a read
+ * one mcio_plan_read into buf. Returns the first mcio status (its message in plan_error) and
+ * adds the collective data calls made to *calls.
+ */
+static int plan_access(const char *path, const layout *L, int write, unsigned char *buf,
+                       long *calls)
+{
+    int64_t *off, *len, *disp;
+    int64_t n = access_extents(&L->v, L->a.off, buf, L->span, L->cnt, L->mt, &off, &len, &disp);
+    mcio_file fh = MCIO_FILE_NULL;
+    mcio_plan plan = MCIO_PLAN_NULL;
+    int amode = write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY, st, st2;
+    plan_error[0] = '\0';
+#define PLAN_STEP(call)                                                                            \
+    do {                                                                                           \
+        if (st == MCIO_SUCCESS && (st = (call)) != MCIO_SUCCESS)                                   \
+            snprintf(plan_error, sizeof plan_error, "%s: %s", #call, mcio_error_message());      \
+    } while (0)
+    st = MCIO_SUCCESS;
+    PLAN_STEP(mcio_file_open(MPI_COMM_WORLD, path, amode, L->info, &fh));
+    PLAN_STEP(mcio_plan_createv(fh, n, off, len, disp, &plan));
+    if (write) {
+        unsigned char *other = malloc((size_t)L->span);
+        for (int64_t i = 0; i < L->span; i++)
+            other[i] = (unsigned char)~buf[i];
+        PLAN_STEP(mcio_plan_write(plan, other));
+        PLAN_STEP(mcio_plan_write(plan, buf));
+        *calls += 2;
+        free(other);
+    } else {
+        PLAN_STEP(mcio_plan_read(plan, buf));
+        *calls += 1;
+    }
+    st2 = st;
+    st = MCIO_SUCCESS;
+    if (plan != MCIO_PLAN_NULL)
+        PLAN_STEP(mcio_plan_free(&plan));
+    if (fh != MCIO_FILE_NULL)
+        PLAN_STEP(mcio_file_close(&fh));
+#undef PLAN_STEP
+    free(off), free(len), free(disp);
+    return st2 != MCIO_SUCCESS ? st2 : st;
 }
 
 /* The file both writes must produce, on rank 0: fend bytes, prefilled, then every rank's bytes. */
@@ -504,11 +605,15 @@ static int write_both(const layout *L, uint64_t *s, const char *const paths[2], 
     gather_expected(L, s, &x);
     int fail = rank == 0 ? prefill(paths, x.fend, why, wl) : 0;
     MPI_Barrier(MPI_COMM_WORLD);
-    int rc1 = do_access(1, paths[0], L->info, &L->v, &L->a, L->w, L->cnt, L->mt);
-    int rc2 = do_access(0, paths[1], L->info, &L->v, &L->a, L->w, L->cnt, L->mt);
-    (*calls)++;
+    int rc1 = do_access(1, paths[0], L->info, &L->v, &L->a, L->w, L->cnt, L->mt), rc2;
+    if (L->persistent) {
+        rc2 = plan_access(paths[1], L, 1, L->w, calls);
+    } else {
+        rc2 = do_access(0, paths[1], L->info, &L->v, &L->a, L->w, L->cnt, L->mt);
+        (*calls)++;
+    }
     if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS)
-        fail = 1, describe_errors("write", rc1, rc2, why, wl);
+        fail = 1, describe_errors("write", rc1, rc2, L->persistent, why, wl);
     MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (!fail && rank == 0)
         fail = check_files(paths, &x, native_wrong, why, wl);
@@ -532,11 +637,15 @@ static int read_both(const layout *L, const char *native_path, long *calls, long
     memset(rn, 0xA5, span), memset(rm, 0xA5, span);
     layout_access r = L->a;
     r.write = 0;
-    int rc1 = do_access(1, native_path, L->info, &L->v, &r, rn, cnt, L->mt);
-    int rc2 = do_access(0, native_path, L->info, &L->v, &r, rm, cnt, L->mt);
-    (*calls)++;
+    int rc1 = do_access(1, native_path, L->info, &L->v, &r, rn, cnt, L->mt), rc2;
+    if (L->persistent) {
+        rc2 = plan_access(native_path, L, 0, rm, calls);
+    } else {
+        rc2 = do_access(0, native_path, L->info, &L->v, &r, rm, cnt, L->mt);
+        (*calls)++;
+    }
     if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS) {
-        fail = 1, describe_errors("read", rc1, rc2, why, wl);
+        fail = 1, describe_errors("read", rc1, rc2, L->persistent, why, wl);
     } else {
         unsigned char *want_r = malloc(span), *pk = malloc((size_t)(L->msize * cnt) + 1);
         memset(want_r, 0xA5, span);
@@ -624,10 +733,11 @@ int main(int argc, char **argv)
             if (why[0] || rank == 0)
                 fprintf(stderr,
                         "mcio-layouts: layout seed %llu (%d ranks) DIFFERS: %s; view %s etype %s "
-                        "disp %lld, memory %s x %d, %s %lld; hints %s\n",
+                        "disp %lld, memory %s x %d, %s %lld%s; hints %s\n",
                         (unsigned long long)seed, nprocs, why[0] ? why : "(another rank)", L.v.what,
                         L.ints ? "int" : "byte", (long long)L.v.disp, L.mw, L.cnt,
-                        L.a.at ? "at" : "seek", (long long)L.a.off, L.hw);
+                        L.a.at ? "at" : "seek", (long long)L.a.off,
+                        L.persistent ? ", persistent plan" : "", L.hw);
         } else if (!o.quiet && rank == 0 && l % 100 == 99) {
             printf("mcio-layouts: %ld of %ld layouts, %ld differences\n", l + 1, o.count, diffs);
             fflush(stdout);
