@@ -430,8 +430,8 @@ static void scenario_read_kill(void)
     }
     CHECKF(verify_regions(opt.file, opt.calls, 1), "the healthy writes do not verify");
     /* A read that the client can serve from its cache never reaches the brick, so it does not
-     * fail when the brick dies (seen: the writer's own descriptor read back its writes from the
-     * kernel's page cache with the brick dead, about one run in five). The reads go through a
+     * fail when the brick dies (seen: the writer's own descriptor read back its writes from a
+     * client-side cache with the brick dead, about one run in five). The reads go through a
      * new open of the file, after its cached pages are dropped. */
     g_close(&g);
     if (mt.rank == 0) {
