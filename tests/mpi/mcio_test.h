@@ -39,6 +39,7 @@
 #include <mpi.h>
 
 #include "mcio.h"
+#include "../test_deadline.h"
 
 /* State of the test program; one per process. */
 typedef struct mt_state {
@@ -128,17 +129,8 @@ static void mt_deadline(int sig)
 
 static inline void mt_arm_deadline(void)
 {
-    const char *v = getenv("MCIO_TEST_DEADLINE");
-    int secs = v && *v ? atoi(v) : 270;
     mt_phase("the test's own code (between mcio calls)", __FILE__, __LINE__);
-    if (secs <= 0)
-        return;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = mt_deadline;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGALRM, &sa, NULL);
-    alarm((unsigned)secs);
+    test_deadline_arm(270, mt_deadline);
 }
 
 /* MCIO_TEST_THREAD_MULTIPLE=1 initializes MPI with MPI_THREAD_MULTIPLE, so that pipelined

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../test_deadline.h"
+
 #define CHECK(cond, ...)                                                                      \
     do {                                                                                      \
         if (!(cond)) {                                                                        \
@@ -52,24 +54,15 @@ static void pmpi_deadline(int sig)
 
 __attribute__((constructor)) static void pmpi_arm_deadline(void)
 {
-    const char *v = getenv("MCIO_TEST_DEADLINE");
-    int secs = v && *v ? atoi(v) : 120;
     const char *r = getenv("OMPI_COMM_WORLD_RANK"), *n = getenv("OMPI_COMM_WORLD_SIZE");
     if (!r)
         r = getenv("PMI_RANK"), n = getenv("PMI_SIZE");
     snprintf(pmpi_deadline_msg, sizeof pmpi_deadline_msg,
              "%s: deadline passed: rank %s/%s (pid %d), in:\n", program_invocation_short_name,
              r ? r : "?", n ? n : "?", (int)getpid());
-    if (secs <= 0)
-        return;
     void *warm[1];
     backtrace(warm, 1); /* loads the unwinder now, not in the handler */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = pmpi_deadline;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGALRM, &sa, NULL);
-    alarm((unsigned)secs);
+    test_deadline_arm(120, pmpi_deadline);
 }
 
 /* MPI_Init, this rank and the size of MPI_COMM_WORLD; aborts unless the program was given its
