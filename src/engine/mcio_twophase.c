@@ -15,7 +15,7 @@
  *      in flight, file access in an I/O thread, two-sided or one-sided).
  *   5. agreement: an allreduce gives every rank the same status and the slowest rank's times.
  *
- * Glossary (mcio_plan.h): file domain, aggregator, collective buffer, round, piece, run.
+ * Glossary (mcio_planner.h): file domain, aggregator, collective buffer, round, piece, run.
  */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include <errno.h>
@@ -253,9 +253,9 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
 }
 
 /* The planning parameters: the hints', aligned as a pipeline needs (mcio_pipeline_unit). */
-static mcio_plan_params plan_params(mcio_file fh, int write)
+static mcio_planner_params plan_params(mcio_file fh, int write)
 {
-    mcio_plan_params pp = mcio_hints_plan_params(&fh->hints, write);
+    mcio_planner_params pp = mcio_hints_planner_params(&fh->hints, write);
     if (pp.stripe == 0 && fh->fs.stripe > 0 && fh->fs.stripe <= INT32_MAX)
         pp.stripe = fh->fs.stripe; /* GlusterFS's shards: the striping_unit hint wins */
     pp.stripe = mcio_pipeline_unit(fh->hints.pipeline_depth, pp.stripe, fh->fs_block);
@@ -339,9 +339,9 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
                           .node_mem = fh->node_budget,
                           .rank_extents = fh->machine.rank_extents};
     p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
-    int st = p->own_access ? mcio_plan_own(fh->nprocs, sum, &p->fd)
-                           : mcio_plan_make(mcio_planner_at(fh->hints.strategy), &topo, sum,
-                                            plan_params(fh, write), &p->fd);
+    int st = p->own_access ? mcio_planner_own(fh->nprocs, sum, &p->fd)
+                           : mcio_planner_make(mcio_planner_at(fh->hints.strategy), &topo, sum,
+                                               plan_params(fh, write), &p->fd);
     for (int r = 0; r < fh->nprocs; r++)
         p->total_bytes += sum[r].bytes;
     free(sum);
