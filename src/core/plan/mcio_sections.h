@@ -23,7 +23,7 @@
 
 #include <stdint.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 #ifdef __cplusplus
 extern "C" {
