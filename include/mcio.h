@@ -152,6 +152,15 @@ typedef struct mcio_stats {
                                                  -1 when no cgroup binds the node */
     int memory_conscious; /* 1: the default strategy (auto) planned memory-consciously because
                              the classic plan did not fit a node's memory */
+    /* Metadata traffic of the call's plan, filled only when MCIO_STATS is set (-1 otherwise):
+     * bytes sent summed over ranks (an allgathered record counts once per receiving rank),
+     * the point-to-point list messages, the most bytes one rank received, and the list
+     * messages' bytes summed over ranks (the rest is the allgathers of the ranks' summaries
+     * and memory, and the count of each domain's senders). */
+    int64_t metadata_bytes;
+    int64_t metadata_messages;
+    int64_t metadata_max_rank_bytes;
+    int64_t metadata_list_bytes;
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

@@ -63,6 +63,9 @@ struct mcio_file_s {
     char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
     int stats_on;     /* MCIO_STATS is set (every rank: they gather the aggregators' bytes) */
     int64_t *stats_gathered; /* rank 0, [nprocs]: bytes each rank aggregated in the last call */
+    int64_t meta_totals[4];  /* rank 0: the last call's metadata bytes and messages summed over
+                                ranks, the busiest rank's received bytes, and the list
+                                messages' bytes summed over ranks (MCIO_STATS) */
     mcio_stats stats;
     int *stats_aggs, *stats_nodes;
     /* [nnodes] what a node may spend on collective buffers: its memory (machine description)
@@ -98,6 +101,10 @@ struct mcio_plan_s {
     MPI_Request *reqs;
     MPI_Datatype *types;
     double t_metadata, t_plan;
+    /* This rank's metadata traffic while the plan was made (MCIO_STATS' metadata_*): bytes
+     * sent and received (an allgather counts its record once per other rank) and the
+     * point-to-point list messages sent, and the bytes of those messages. */
+    int64_t meta_sent, meta_recv, meta_msgs, meta_list;
     int cb_rounds;            /* rounds of the busiest aggregator in collective buffers (stats) */
     int *slots;               /* [ndomains] sub-buffers in flight (pipelined plans), else NULL */
     struct mcio_pipe *pipe;   /* the pipelined executors' state (mcio_pipeline.c), else NULL */
@@ -111,6 +118,10 @@ struct mcio_plan_s {
  * aggregator_bytes, which the simulation test compares with the real builds'.
  */
 void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p);
+
+/* Collective over the file's communicator, and only when MCIO_STATS is set: reduce to rank 0
+ * the plan's metadata traffic (its total over ranks, and the busiest rank's received bytes). */
+void mcio_stats_gather_metadata(mcio_file fh, mcio_plan p);
 
 /* Local: the memory model's bytes and predicted peak of plan p per node (p->mem_model), from
  * the summaries of the call and the plan as the engine will run it. 0 or MCIO_ERR_NOMEM. */

@@ -17,6 +17,17 @@ void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p)
                 MPI_INT64_T, 0, fh->comm);
 }
 
+void mcio_stats_gather_metadata(mcio_file fh, mcio_plan p)
+{
+    int64_t sum[3] = {p->meta_sent, p->meta_msgs, p->meta_list}, tot[3] = {0, 0, 0}, most = 0;
+    PMPI_Reduce(sum, tot, 3, MPI_INT64_T, MPI_SUM, 0, fh->comm);
+    PMPI_Reduce(&p->meta_recv, &most, 1, MPI_INT64_T, MPI_MAX, 0, fh->comm);
+    fh->meta_totals[0] = tot[0];
+    fh->meta_totals[1] = tot[1];
+    fh->meta_totals[2] = most;
+    fh->meta_totals[3] = tot[2];
+}
+
 int mcio_stats_model(mcio_file fh, mcio_plan p)
 {
     int nn = fh->machine.nnodes;
@@ -69,14 +80,17 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
             "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,\"fs_type\":\"%s\","
             "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"stripe\":%" PRId64 ",\"write_sync\":%d,"
-            "\"aggregator_ranks\":[",
+            "\"metadata_bytes\":%" PRId64 ",\"metadata_messages\":%" PRId64
+            ",\"metadata_max_rank_bytes\":%" PRId64 ",\"metadata_list_bytes\":%" PRId64
+            ",\"aggregator_ranks\":[",
             write ? "write" : "read", fh->path, mcio_planner_name(fh->hints.strategy), s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
             s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, mcio_transport_name(fh->hints.transport),
             s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
             s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
             fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
-            write && mcio_file_write_sync(fh));
+            write && mcio_file_write_sync(fh), s->metadata_bytes, s->metadata_messages,
+            s->metadata_max_rank_bytes, s->metadata_list_bytes);
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
     fprintf(f, "],\"aggregator_nodes\":[");
@@ -163,6 +177,10 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .node_model_bytes = fh->stats_model,
         .node_predicted_peak_bytes = fh->stats_predicted,
         .memory_conscious = fd->memory_conscious,
+        .metadata_bytes = fh->stats_on ? fh->meta_totals[0] : -1,
+        .metadata_messages = fh->stats_on ? fh->meta_totals[1] : -1,
+        .metadata_max_rank_bytes = fh->stats_on ? fh->meta_totals[2] : -1,
+        .metadata_list_bytes = fh->stats_on ? fh->meta_totals[3] : -1,
     };
     for (int d = 0; d < fd->ndomains; d++)
         if (fd->rounds[d] > 0 && fd->window[d] > s->subbuffer_bytes)

@@ -196,6 +196,20 @@ TEST(ScheduleRankDeathTest, BytesPastWinEndAreAnInternalError)
 
 /* --- aggregator side --- */
 
+/* The groups of domain 1 of two_domains for senders 0 and 2 below, in either form. */
+void expect_domain1_groups(const Groups &G)
+{
+    std::vector<Group> want = {
+        {0, 0, 150, {{1500, 100, 0}, {1650, 50, 150}}},
+        {0, 2, 50, {{1600, 50, 100}}},
+        {1, 0, 200, {{1700, 200, 0}}},
+        {2, 0, 50, {{1900, 50, 0}}},
+        {2, 2, 50, {{1950, 50, 50}}},
+    };
+    EXPECT_EQ(mcio_test::groups_of(G.g), want);
+    EXPECT_EQ(G.g.npieces, 6);
+}
+
 TEST(ScheduleAggregator, GroupsByRoundThenSender)
 {
     Plan P;
@@ -208,15 +222,7 @@ TEST(ScheduleAggregator, GroupsByRoundThenSender)
     const int64_t nlist[] = {4, 0, 2};
     Groups G;
     ASSERT_EQ(mcio_schedule_aggregator(&P.p, 1, 3, nlist, lists, &G.g), MCIO_SUCCESS);
-    std::vector<Group> want = {
-        {0, 0, 150, {{1500, 100, 0}, {1650, 50, 150}}},
-        {0, 2, 50, {{1600, 50, 100}}},
-        {1, 0, 200, {{1700, 200, 0}}},
-        {2, 0, 50, {{1900, 50, 0}}},
-        {2, 2, 50, {{1950, 50, 50}}},
-    };
-    EXPECT_EQ(mcio_test::groups_of(G.g), want);
-    EXPECT_EQ(G.g.npieces, 6);
+    expect_domain1_groups(G);
 }
 
 TEST(ScheduleAggregator, BufferDisplacementFromWinStart)
@@ -237,6 +243,27 @@ TEST(ScheduleAggregator, BufferDisplacementFromWinStart)
         {2, 1, 8, {{192, 8, 0}}},
     };
     EXPECT_EQ(mcio_test::groups_of(G.g), want);
+}
+
+TEST(ScheduleAggregator, PiecesAcrossRoundsAreCutThere)
+{
+    /* The lists of GroupsByRoundThenSender, as the engine now sends them: merged in the file
+     * across rounds (the aggregator cuts them at its rounds' boundaries itself). */
+    Plan P;
+    two_domains(P);
+    const mcio_piece s0[] = {{1500, 100, -1}, {1650, 300, -1}};
+    const mcio_piece s2[] = {{1950, 50, -1}, {1600, 50, -1}};
+    const mcio_piece *lists[] = {s0, nullptr, s2};
+    const int64_t nlist[] = {2, 0, 2};
+    Groups G;
+    ASSERT_EQ(mcio_schedule_aggregator(&P.p, 1, 3, nlist, lists, &G.g), MCIO_SUCCESS);
+    expect_domain1_groups(G);
+    /* A piece outside the domain's data is refused, not written past a round. */
+    const mcio_piece bad[] = {{1400, 10, -1}};
+    const mcio_piece *blists[] = {bad};
+    const int64_t bn[] = {1};
+    Groups B;
+    EXPECT_EQ(mcio_schedule_aggregator(&P.p, 1, 1, bn, blists, &B.g), MCIO_ERR_INTERNAL);
 }
 
 TEST(ScheduleAggregator, NoSenders)

@@ -475,7 +475,8 @@ int mcio_schedule_rank(const mcio_fdplan *plan, const mcio_extent *ext, int64_t 
 
 /*
  * Aggregator side of domain d: from the pieces each sender has in the domain (lists[s] of
- * nlist[s] pieces, file offset and length only, cut at round boundaries), build groups
+ * nlist[s] pieces in file order, file offset and length only; pieces crossing round boundaries
+ * are cut there), build groups
  * (round, sender) whose piece.mem is the displacement in the collective buffer of that round.
  * Returns 0 or MCIO_ERR_NOMEM.
  */

@@ -103,7 +103,8 @@ int mcio_memmodel(const mcio_topology *topo, const mcio_summary *sum, const mcio
         if (pieces > sum[r].bytes)
             pieces = sum[r].bytes;
         n->metadata += pieces * (PIECE_BYTES + SCRATCH_BYTES) + groups * GROUP_BYTES;
-        n->planning += pieces * LIST_PAIR_BYTES; /* the offset-length lists it sends */
+        /* the lists it sends: its pieces by domain, and their descriptions (at most a pair each) */
+        n->planning += pieces * (PIECE_BYTES + LIST_PAIR_BYTES);
     }
     for (int d = 0; d < nd; d++) {
         if (own_access)

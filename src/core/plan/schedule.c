@@ -73,6 +73,16 @@ static int build_groups(keyed_piece *kp, int64_t n, mcio_groups *out)
     return MCIO_SUCCESS;
 }
 
+/* The end of round r of domain d, or end when that comes first. */
+static int64_t round_stop(const mcio_fdplan *plan, int d, int r, int64_t end)
+{
+    /* Relative to win_start, so that nothing overflows near INT64_MAX. */
+    int64_t rel = (int64_t)(r + 1) * plan->window[d];
+    int64_t stop = rel < plan->win_end[d] - plan->win_start[d] ? plan->win_start[d] + rel
+                                                             : plan->win_end[d];
+    return stop < end ? stop : end;
+}
+
 int mcio_schedule_rank(const mcio_fdplan *plan, const mcio_extent *ext, int64_t n, mcio_groups *out)
 {
     /* First pass counts pieces, second fills them. */
@@ -92,11 +102,7 @@ int mcio_schedule_rank(const mcio_fdplan *plan, const mcio_extent *ext, int64_t 
                     return MCIO_ERR_INTERNAL; /* the plan does not cover this byte */
                 }
                 int r = mcio_fdplan_round(plan, d, pos);
-                /* Relative to win_start, so that nothing overflows near INT64_MAX. */
-                int64_t rel = (int64_t)(r + 1) * plan->window[d];
-                int64_t stop = rel < plan->win_end[d] - plan->win_start[d] ? plan->win_start[d] + rel
-                                                                         : plan->win_end[d];
-                stop = stop < end ? stop : end;
+                int64_t stop = round_stop(plan, d, r, end);
                 if (pass == 1)
                     kp[k] = (keyed_piece){
                         .round = r,
@@ -122,29 +128,40 @@ int mcio_schedule_aggregator(const mcio_fdplan *plan, int d, int nprocs, const i
     /* A counting sort by round, stable in (sender, position): each sender lists its pieces in
      * file order, hence by round, so the result is already in (round, sender, offset) order and
      * build_groups need not sort (it checks, and sorts what a sender listed out of order). With
-     * hundreds of thousands of pieces (FLASH-IO's rows) the sort was most of the planning. */
+     * hundreds of thousands of pieces (FLASH-IO's rows) the sort was most of the planning.
+     * A piece that crosses round boundaries is cut there first. */
     int R = plan->rounds[d];
     int64_t n = 0, *at = calloc((size_t)R + 1, sizeof(int64_t));
+    if (!at)
+        return MCIO_ERR_NOMEM;
     for (int s = 0; s < nprocs; s++)
-        n += nlist[s];
+        for (int64_t i = 0; i < nlist[s]; i++)
+            for (int64_t pos = lists[s][i].off, end = pos + lists[s][i].len; pos < end; n++) {
+                if (pos < plan->win_start[d] || pos >= plan->win_end[d]) {
+                    free(at);
+                    return MCIO_ERR_INTERNAL; /* a sender's piece outside this domain's data */
+                }
+                int r = mcio_fdplan_round(plan, d, pos);
+                at[r + 1]++;
+                pos = round_stop(plan, d, r, end);
+            }
     keyed_piece *kp = malloc((n > 0 ? (size_t)n : 1) * sizeof *kp);
-    if (!kp || !at) {
-        free(kp);
+    if (!kp) {
         free(at);
         return MCIO_ERR_NOMEM;
     }
-    for (int s = 0; s < nprocs; s++)
-        for (int64_t i = 0; i < nlist[s]; i++)
-            at[mcio_fdplan_round(plan, d, lists[s][i].off) + 1]++;
     for (int r = 0; r < R; r++)
         at[r + 1] += at[r];
     for (int s = 0; s < nprocs; s++)
-        for (int64_t i = 0; i < nlist[s]; i++) {
-            mcio_piece p = lists[s][i];
-            int r = mcio_fdplan_round(plan, d, p.off);
-            p.mem = p.off - (plan->win_start[d] + (int64_t)r * plan->window[d]);
-            kp[at[r]++] = (keyed_piece){.round = r, .peer = s, .p = p};
-        }
+        for (int64_t i = 0; i < nlist[s]; i++)
+            for (int64_t pos = lists[s][i].off, end = pos + lists[s][i].len; pos < end;) {
+                int r = mcio_fdplan_round(plan, d, pos);
+                int64_t stop = round_stop(plan, d, r, end);
+                mcio_piece p = {.off = pos, .len = stop - pos,
+                                .mem = pos - (plan->win_start[d] + (int64_t)r * plan->window[d])};
+                kp[at[r]++] = (keyed_piece){.round = r, .peer = s, .p = p};
+                pos = stop;
+            }
     free(at);
     return build_groups(kp, n, out);
 }
