@@ -406,6 +406,13 @@ static inline int64_t mcio_fdplan_round_window(int64_t window, int64_t stripe)
 int64_t mcio_fdplan_domain_rounds(const mcio_spans *spans, int64_t fs, int64_t fe,
                                   int64_t *window, int64_t stripe, int64_t *lo, int64_t *hi);
 
+/* The first domain whose end is past off (domains are sorted and disjoint): ndomains when
+ * none is. */
+int mcio_fdplan_first_after(const mcio_fdplan *plan, int64_t off);
+
+/* Rounds of domain d that the file range [s, e) meets. */
+int64_t mcio_fdplan_rounds_met(const mcio_fdplan *plan, int d, int64_t s, int64_t e);
+
 /* Index of the domain holding byte off, or -1. Domains are sorted and disjoint. */
 int mcio_fdplan_find(const mcio_fdplan *plan, int64_t off);
 
