@@ -152,6 +152,12 @@ typedef struct mcio_stats {
                                                  -1 when no cgroup binds the node */
     int memory_conscious; /* 1: the default strategy (auto) planned memory-consciously because
                              the classic plan did not fit a node's memory */
+    /* The cost model's choice (strategy auto; docs/hints.md, mcio_calibrate): "" when the
+     * configuration was not chosen (a strategy named by the user). */
+    char choice[64];           /* "independent", "romio 1/node 16m depth 2", ... */
+    double predicted;          /* its predicted time, seconds */
+    char runner_up[64];        /* the next fastest candidate, "" when there was none */
+    double runner_up_predicted; /* its predicted time, seconds (-1: none) */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

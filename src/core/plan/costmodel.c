@@ -21,8 +21,8 @@
  * candidate costs each rank one file call per extent. Ranks of a node that access the file at
  * once each pay the concurrent figures of the table (interpolated between 1 and conc ranks,
  * and per byte proportionally beyond conc: the node's bandwidth is shared). Collectives the
- * engine adds beyond the summaries' allgather are counted (coll each): aggregated calls agree
- * three times more than independent ones.
+ * engine adds beyond the summaries' allgather are counted (coll each): four for an aggregated
+ * call, three for an independent one.
  *
  * What the model does not see: the CPU that ranks share when they outnumber cores, caches
  * warmed by a previous call, the I/O thread's contention (mcio_io_thread stays the engine's
@@ -46,8 +46,8 @@
 
 /* Collectives an aggregated call makes beyond the summaries' allgather: the memory probe's
  * allgather, the agreements after planning and after the list exchange, and the final one.
- * An independent call makes the probe and the final agreement only (mcio_twophase.c). */
-enum { COLL_AGGREGATED = 4, COLL_INDEPENDENT = 2 };
+ * An independent call skips the agreement after the (absent) list exchange (mcio_twophase.c). */
+enum { COLL_AGGREGATED = 4, COLL_INDEPENDENT = 3 };
 
 mcio_cost_table mcio_cost_defaults(int remote)
 {
