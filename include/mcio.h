@@ -164,6 +164,15 @@ typedef struct mcio_stats {
 int mcio_file_get_stats(mcio_file fh, mcio_stats *stats);
 
 /**
+ * The cost model's figures for fh's file system (docs/hints.md, mcio_calibrate), as text: the
+ * calibration cache's "key value" lines (seconds), then "fs_type <kind>" and "source <defaults,
+ * cache, probe or pinned>". Empty when the strategy is not auto (no figures were loaded).
+ * Not collective. Returns MCIO_SUCCESS, or MCIO_ERR_ARG when fh or text is NULL or len is too
+ * small for the text.
+ */
+int mcio_file_get_costs(mcio_file fh, char *text, int len);
+
+/**
  * The hints in force on fh, with defaults filled in, as a new MPI_Info the caller frees.
  * Not collective.
  */

@@ -317,3 +317,19 @@ const char *mcio_cost_source_name(int s)
     static const char *const names[] = {"defaults", "cache", "probe", "pinned"};
     return s >= 0 && s < 4 ? names[s] : "?";
 }
+
+int mcio_file_get_costs(mcio_file fh, char *text, int len)
+{
+    if (!fh || !text || len < 1)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle or text is NULL");
+    text[0] = '\0';
+    if (fh->hints.strategy != MCIO_STRATEGY_AUTO)
+        return mcio_error_set(MCIO_SUCCESS, NULL);
+    int n = mcio_cost_format(&fh->cost, fh->cost_date, text, (size_t)len);
+    if (n >= 0 && n < len)
+        n += snprintf(text + n, (size_t)(len - n), "fs_type %s\nsource %s\n",
+                      mcio_fs_type_name(fh->fs.type), mcio_cost_source_name(fh->cost_source));
+    if (n < 0 || n >= len)
+        return mcio_error_set(MCIO_ERR_ARG, "text is too small for the cost table");
+    return mcio_error_set(MCIO_SUCCESS, NULL);
+}

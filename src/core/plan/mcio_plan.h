@@ -169,7 +169,12 @@ const mcio_planner *mcio_planner_find(const char *name);
 
 /* mcio_strategy, parsed: the index of a strategy in the table of planners.c (the order of
  * mcio_planner_name). A new strategy is a new row there and a new name here. */
-enum mcio_strategy { MCIO_STRATEGY_ROMIO = 0, MCIO_STRATEGY_MEMORY, MCIO_STRATEGY_AUTO };
+enum mcio_strategy {
+    MCIO_STRATEGY_ROMIO = 0,
+    MCIO_STRATEGY_MEMORY,
+    MCIO_STRATEGY_AUTO, /* the default: the cost model chooses per call (mcio_costmodel.h) */
+    MCIO_STRATEGY_FIT   /* romio when it fits the nodes' memory, else memory (memmodel.c) */
+};
 
 /* The planner of strategy s (enum mcio_strategy), or NULL past the last. */
 const mcio_planner *mcio_planner_at(int s);
