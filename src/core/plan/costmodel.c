@@ -233,6 +233,11 @@ int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
     int fits = st == MCIO_SUCCESS ? plan_fits(in, &fd, slots) : 0;
     if (st == MCIO_SUCCESS && fits < 0)
         st = MCIO_ERR_NOMEM;
+    /* The memory strategy keeps each node's buffers within what the node offers (the margin
+     * and the metadata taken off, memmodel.c), but for its fallback: that is its fit, even
+     * where the metadata alone would not leave room for any buffer. */
+    if (c->strategy == MCIO_STRATEGY_MEMORY && fd.memory_conscious && fd.fallbacks == 0)
+        fits = 1;
     if (st == MCIO_SUCCESS) {
         c->fits = fits;
         c->seconds = predict_plan(in, &fd, c->depth);
