@@ -312,6 +312,8 @@ static int job_choose(job *j)
             fprintf(stderr, "mcio-plan: --costs %s: not a calibration file\n", j->o.costs);
             return 2;
         }
+        if (j->cost.overlap < 0)
+            j->cost.overlap = 1; /* not pinned: a machine with a core for each I/O thread */
     }
     const pattern *p = patterns_find(j->o.pattern);
     if (j->n <= MAX_COUNTED && p && (j->ext = calloc((size_t)j->n, sizeof(int64_t)))) {

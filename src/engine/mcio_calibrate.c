@@ -252,6 +252,20 @@ int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out)
     return ok ? MCIO_SUCCESS : MCIO_ERR_IO;
 }
 
+/* Rank 0: can a pipelined aggregator's I/O thread run beside the ranks of its node? 1 when
+ * the node has at least twice as many online cores as ranks (each rank a core, its thread
+ * another), else 0: the thread then takes turns with the ranks and hides nothing (measured on
+ * this 2-core host at 8 ranks: depth 2 and 4 slower than depth 1). Rank 0's node speaks for
+ * all, so that every rank decides alike. */
+static double overlap_here(mcio_file fh)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int here = 0;
+    for (int r = 0; r < fh->nprocs; r++)
+        here += fh->machine.node_of_rank[r] == fh->machine.node_of_rank[0];
+    return cores > 0 && cores >= 2L * here ? 1.0 : 0.0;
+}
+
 /* The network as a topology file describes it: its latency per hop (two hops between nodes,
  * through a switch) and bandwidth replace the measured message costs. */
 static void apply_topology(mcio_file fh, mcio_cost_table *t)
@@ -285,6 +299,8 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
             got.probe = fh->hints.calibrate != MCIO_CALIBRATE_OFF;
         if (!have)
             file[0] = '\0';
+        if (got.t.overlap < 0 || got.source != MCIO_COST_PINNED)
+            got.t.overlap = overlap_here(fh);
     }
     PMPI_Bcast(&got, (int)sizeof got, MPI_BYTE, 0, fh->comm);
     if (got.probe) {
@@ -296,6 +312,7 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
             snprintf(where, sizeof where, "/");
         mcio_cost_table t;
         if (mcio_calibrate_run(fh, where, &t) == MCIO_SUCCESS) {
+            t.overlap = got.t.overlap;
             got.t = t;
             got.source = MCIO_COST_PROBED;
             got.date = (int64_t)time(NULL);

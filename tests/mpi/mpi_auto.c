@@ -4,7 +4,8 @@
  * and both predicted times, and every byte is right whatever it chose.
  *
  * The choices are forced through the model's inputs, never by timing: a pinned cost table
- * (MCIO_CALIBRATION, written here) and the access pattern, and once a node memory limit.
+ * (MCIO_CALIBRATION, written here, which also pins that a pipeline overlaps, whatever the
+ * host's cores) and the access pattern, and once a node memory limit.
  *   independent  contiguous blocks, calls cheap: each rank accesses its own block
  *   aggregated   256-byte pieces interleaved, calls dear: romio aggregates
  *   pipelined    64 KiB pieces of 4 MiB per rank, messages as dear as the file: depth > 1
@@ -43,7 +44,7 @@ static void write_costs(const char *path, const char *spec)
     snprintf(text, sizeof text,
              "date 1\nconc 8\nwrite_call_1 %g\nwrite_call_n %g\nread_call_1 %g\nread_call_n %g\n"
              "write_byte_1 %g\nwrite_byte_n %g\nread_byte_1 %g\nread_byte_n %g\nmsg %g\n"
-             "msg_byte %g\ncoll 1e-5\ncopy_byte 1e-10\n",
+             "msg_byte %g\ncoll 1e-5\ncopy_byte 1e-10\noverlap 1\n",
              call, call, call, call, b1, bn, b1, bn, msg, mb);
     mt_write_text(path, text);
 }

@@ -90,6 +90,7 @@ mcio_cost_table table(double call, double byte_1, double byte_n, double msg)
     t.msg_byte = 1e-10;
     t.coll = 1e-5;
     t.copy_byte = 1e-10;
+    t.overlap = 1;
     t.calibrated = 1;
     return t;
 }
@@ -173,6 +174,11 @@ TEST(CostModel, PipelineWinsWhenExchangeAndFileAccessAreAlike)
     d1.depth = 1;
     ASSERT_EQ(mcio_cost_predict(&j.in, &d1), MCIO_SUCCESS);
     EXPECT_GT(d1.seconds, c.best.seconds);
+    /* No core to spare for the I/O thread: a pipeline hides nothing, and is not chosen. */
+    j.cost.overlap = 0;
+    c = decide(j);
+    EXPECT_FALSE(c.best.independent);
+    EXPECT_EQ(c.best.depth, 1) << name(c.best);
 }
 
 TEST(CostModel, MemoryRulesOutBuffersThatDoNotFit)
@@ -311,6 +317,12 @@ TEST(CostCache, RejectsMalformedOrIncompleteText)
     EXPECT_EQ(mcio_cost_parse((good + "msg 1 2\n").c_str(), &u, &date), -1);
     EXPECT_EQ(mcio_cost_parse((good + "conc 1\n").c_str(), &u, &date), -1);
     EXPECT_EQ(mcio_cost_parse("", &u, &date), -1);
+    /* overlap is optional: -1 when absent, pinned when given, 0 to 1 only. */
+    ASSERT_EQ(mcio_cost_parse(good.c_str(), &u, &date), 0);
+    EXPECT_EQ(u.overlap, -1);
+    ASSERT_EQ(mcio_cost_parse((good + "overlap 0.5\n").c_str(), &u, &date), 0);
+    EXPECT_EQ(u.overlap, 0.5);
+    EXPECT_EQ(mcio_cost_parse((good + "overlap 2\n").c_str(), &u, &date), -1);
     /* Unknown keys are ignored (a newer mcio's cache). */
     EXPECT_EQ(mcio_cost_parse((good + "future_key 3\n").c_str(), &u, &date), 0);
 }

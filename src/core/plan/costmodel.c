@@ -59,6 +59,7 @@ mcio_cost_table mcio_cost_defaults(int remote)
                          .msg_byte = 1.0 / 2e9,
                          .coll = 50e-6,
                          .copy_byte = 1.0 / 4e9,
+                         .overlap = 1,
                          .calibrated = 0};
     double call = remote ? 150e-6 : 3e-6, bw = remote ? 300e6 : 2.5e9;
     for (int op = 0; op < 2; op++) {
@@ -188,10 +189,13 @@ static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, in
         if (in->write && bytes[d] < 0.999 * span)
             io += rounds * rcall + span * rbyte;
         double td;
-        if (depth > 1) /* the smaller phase hidden, but for one sub-buffer's worth */
-            td = (ex > io ? ex : io) + (ex < io ? ex : io) / rounds + rounds * t->msg;
-        else
+        if (depth > 1) { /* the smaller phase hidden (as far as a core is free for it), but
+                            for one sub-buffer's worth; each sub-buffer a hand-over */
+            double lo = ex < io ? ex : io, ov = t->overlap < 0 ? 0 : t->overlap > 1 ? 1 : t->overlap;
+            td = (ex > io ? ex : io) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
+        } else {
             td = ex + io;
+        }
         worst = td > worst ? td : worst;
     }
 done:
@@ -367,7 +371,7 @@ int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t l
 
 int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date)
 {
-    mcio_cost_table x = {0};
+    mcio_cost_table x = {.overlap = -1};
     unsigned seen = 0; /* bit i: keys[i]; bit NKEYS: date; NKEYS + 1: conc */
     int64_t when = 0;
     for (const char *line = text; line && *line;) {
@@ -384,6 +388,11 @@ int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date)
             for (int i = 0; got == 2 && i < NKEYS; i++)
                 if (strcmp(key, keys[i].key) == 0)
                     *(double *)((char *)&x + keys[i].at) = v, seen |= 1u << i;
+            if (got == 2 && strcmp(key, "overlap") == 0) {
+                if (v > 1)
+                    return -1;
+                x.overlap = v;
+            }
             if (got == 2 && strcmp(key, "date") == 0)
                 when = (int64_t)v, seen |= 1u << NKEYS;
             if (got == 2 && strcmp(key, "conc") == 0) {

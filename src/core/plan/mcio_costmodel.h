@@ -30,6 +30,11 @@ typedef struct mcio_cost_table {
     double msg_byte;   /* per byte of a message (Hockney's beta) */
     double coll;       /* one small collective (allreduce of a few words) over the ranks */
     double copy_byte;  /* a memcpy of one byte (packing pieces into a collective buffer) */
+    double overlap;    /* share of the smaller of exchange and file access that a pipeline hides:
+                          1 when an aggregator's I/O thread has a core of its own, 0 when the
+                          node's cores are all taken by ranks (the job's layout, not the file
+                          system's: set at open, not cached; -1 from mcio_cost_parse when the
+                          text does not pin it) */
     int calibrated;    /* 1: measured on this file system; 0: the defaults of its kind */
 } mcio_cost_table;
 
@@ -104,7 +109,8 @@ void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len);
 int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t len);
 
 /* Parse text written by mcio_cost_format. Unknown keys are ignored, every known key must be
- * present with a finite non-negative value (conc >= 2). Returns 0 and fills *t (calibrated =
+ * present with a finite non-negative value (conc >= 2); "overlap" (0 to 1) is optional, and
+ * -1 when absent. Returns 0 and fills *t (calibrated =
  * 1) and *date, or -1 for malformed or incomplete text (the caller calibrates again). */
 int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date);
 
