@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mcio_costmodel.h"
+#include "mcio_hints.h"
 #include "mcio_plan.h"
 
 namespace {
@@ -35,14 +36,8 @@ struct Job {
                              .sockets_per_node = 1, .net = nullptr,
                              .node_mem = mem.empty() ? nullptr : mem.data(),
                              .rank_extents = ext.data()};
-        mcio_plan_params p{};
-        p.buffer_size = 16 * MiB;
-        p.cb = MCIO_CB_AUTOMATIC;
-        p.nah = 4;
-        p.msgind = 32 * MiB;
-        p.msggroup = int64_t(1) << 30;
-        p.memmin = MiB;
-        p.memory_margin = 10;
+        mcio_hints h = mcio_hints_default(); /* 16 MiB buffers, automatic, Nah 4, ... */
+        mcio_plan_params p = mcio_hints_plan_params(&h, write);
         in = mcio_cost_inputs{.topo = &topo, .sum = sum.data(), .write = write, .params = p,
                               .depth = 1, .subbuffer = MiB, .unit = 4096, .fixed = 0,
                               .cost = &cost};
