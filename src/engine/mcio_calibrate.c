@@ -37,6 +37,7 @@
 
 enum { SMALL = 4096, NSMALL = 16, BIG_ONE = 2 << 20, BIG_EACH = 512 << 10, PINGS = 20 };
 
+#ifndef MCIO_SIMULATE /* the simulation has no files to probe: the defaults of the kind */
 /* The cache file of the file system holding path: <dir>/<kind>-<device>. 0, or -1 when no
  * cache directory can be named (no HOME) or path cannot be stat'ed. */
 static int cache_path(const char *path, const mcio_fsinfo *fs, char *dir, size_t dlen, char *file,
@@ -93,6 +94,8 @@ static void write_cache(const char *dir, const char *file, const mcio_cost_table
     if (!ok || rename(tmp, file) != 0)
         unlink(tmp);
 }
+
+#endif
 
 /* One timed phase of file access on fd: NSMALL calls of SMALL bytes, then one of big bytes,
  * at off (write, or read back). Returns 0 and the two times, or -1 on an error. */
@@ -252,6 +255,7 @@ int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out)
     return ok ? MCIO_SUCCESS : MCIO_ERR_IO;
 }
 
+#ifndef MCIO_SIMULATE
 /* Rank 0: can a pipelined aggregator's I/O thread run beside the ranks of its node? 1 when
  * the node has at least twice as many online cores as ranks (each rank a core, its thread
  * another), else 0: the thread then takes turns with the ranks and hides nothing (measured on
@@ -265,6 +269,8 @@ static double overlap_here(mcio_file fh)
         here += fh->machine.node_of_rank[r] == fh->machine.node_of_rank[0];
     return cores > 0 && cores >= 2L * here ? 1.0 : 0.0;
 }
+
+#endif
 
 /* The network as a topology file describes it: its latency per hop (two hops between nodes,
  * through a switch) and bandwidth replace the measured message costs. */
