@@ -7,6 +7,9 @@ cost model chooses per call), mcio's hand-picked configurations under the pre-mo
 strategy `fit` (aggregated, independent, pipeline depth 2 and 4, the memory strategy, 1/2/4
 aggregators per node) and the MPI library's own collective I/O (ROMIO; Open MPI's OMPIO too).
 Configurations take turns within each repetition (interleaved), and every figure is a median.
+The default is timed without MCIO_STATS (whose gathers and file appends cost a few collectives
+per call); a separate untimed run of it with MCIO_STATS gives the model's choices and predicted
+times.
 mcio-bench verifies every byte of every write and read.
 
   tools/mcio-oracle.py run [--reps 3] [--sites tmp,gluster,mpich] [--out out/oracle.json]
@@ -74,8 +77,8 @@ def bench_once(site, dirpath, config, hints, native_io, patterns):
         cmd += ["--hint", h]
     env = dict(os.environ)
     env.pop("MCIO_HINTS", None)
-    if config == "default":
-        env["MCIO_STATS"] = stats
+    if config == "default-stats":
+        env["MCIO_STATS"] = stats  # its own run: the statistics cost collectives of their own
     try:
         for attempt in range(3):  # a brick killed by another's fault test: measure again
             if os.path.exists(stats):
@@ -97,7 +100,7 @@ def bench_once(site, dirpath, config, hints, native_io, patterns):
                 continue
             rows[x["pattern"]] = {"write_mib_s": x["write_mib_s"], "read_mib_s": x["read_mib_s"],
                                   "bytes": x["bytes"]}
-        if config == "default" and os.path.exists(stats):
+        if config == "default-stats" and os.path.exists(stats):
             with open(stats) as f:
                 for line in f:
                     s = json.loads(line)
@@ -107,10 +110,15 @@ def bench_once(site, dirpath, config, hints, native_io, patterns):
                         rows[pat]["predicted_" + s["op"]] = s["predicted"]
                         rows[pat]["runner_up_" + s["op"]] = s["runner_up"]
         return rows
+    except (OSError, ValueError) as e:  # the mount went away under a fault test
+        print("    (%s)" % e, flush=True)
+        return None
     finally:
         for p in (out, stats):
-            if os.path.exists(p):
+            try:
                 os.unlink(p)
+            except OSError:
+                pass
 
 
 def run(args):
@@ -118,11 +126,17 @@ def run(args):
     patterns = args.patterns.split(",")
     doc = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
            "patterns": patterns, "sites": {s: SITES[s] for s in sites}, "runs": []}
+    if args.merge:
+        with open(args.merge) as f:
+            old = json.load(f)
+        keep = [s for s in old["sites"] if s not in sites]
+        doc["sites"] = dict({s: old["sites"][s] for s in keep}, **doc["sites"])
+        doc["runs"] = [r for r in old["runs"] if r["site"] in keep]
     plan = []
     for s in sites:
         site = SITES[s]
         configs = [("default", [], None)] + [(k, v, None) for k, v in OWN.items()] + [
-            ("native-" + n, [], n) for n in site["natives"]]
+            ("native-" + n, [], n) for n in site["natives"]] + [("default-stats", [], None)]
         plan += [(s, rep, c) for rep in range(args.reps) for c in configs]
     t0 = time.time()
     dirs = {}
@@ -132,7 +146,12 @@ def run(args):
             if s not in dirs:
                 dirs[s] = tempfile.mkdtemp(prefix="mcio-oracle.", dir=site["base"])
             t = time.time()
-            rows = bench_once(site, dirs[s], name, hints, native, patterns)
+            rows = None
+            for attempt in range(3):
+                rows = bench_once(site, dirs[s], name, hints, native, patterns)
+                if rows:
+                    break
+                time.sleep(5)
             print("[%d/%d] %s rep %d %-14s %5.1f s (elapsed %.0f s)%s" % (
                 i + 1, len(plan), s, rep + 1, name, time.time() - t, time.time() - t0,
                 "" if rows else " FAILED"), flush=True)
@@ -153,9 +172,8 @@ def medians(doc):
         for op in ("write", "read"):
             k = (r["site"], r["pattern"], r["config"], op)
             acc.setdefault(k, []).append(r[op + "_mib_s"])
-            if r["config"] == "default" and ("predicted_" + op) in r:
-                t = r["bytes"] / (r[op + "_mib_s"] * 2 ** 20)
-                pred.setdefault(k[:2] + (op,), []).append((r["predicted_" + op], t))
+            if r["config"] == "default-stats" and ("predicted_" + op) in r:
+                pred.setdefault(k[:2] + (op,), []).append(r["predicted_" + op])
                 choice.setdefault(k[:2] + (op,), []).append(r["choice_" + op])
     return {k: statistics.median(v) for k, v in acc.items()}, pred, choice
 
@@ -175,8 +193,9 @@ def table(doc):
                 best, bestc = max(own)
                 nbest, nc = max(nat) if nat else (None, "-")
                 p = pred.get((s, pat, op), [])
-                pm = statistics.median(x for x, _ in p) if p else None
-                tm = statistics.median(t for _, t in p) if p else None
+                pm = statistics.median(p) if p else None
+                nbytes = [r["bytes"] for r in doc["runs"] if r["site"] == s and r["pattern"] == pat]
+                tm = nbytes[0] / (d * 2 ** 20) if nbytes and d else None  # the default's median
                 ch = choice.get((s, pat, op), [])
                 rows.append({"site": s, "pattern": pat, "op": op, "default": d,
                              "choice": max(set(ch), key=ch.count) if ch else "",
@@ -257,6 +276,7 @@ def main():
     r.add_argument("--sites", default="tmp,gluster,mpich")
     r.add_argument("--patterns", default=",".join(PATTERNS))
     r.add_argument("--out", default=os.path.join(ROOT, "out", "oracle.json"))
+    r.add_argument("--merge", help="a previous run's JSON whose other sites' runs are kept")
     p = sub.add_parser("report", help="table and figure from a run's JSON")
     p.add_argument("json")
     p.add_argument("--png")
