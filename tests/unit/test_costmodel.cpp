@@ -120,6 +120,37 @@ TEST(CostModel, IndependentWinsOnOwnContiguousBlocksInThePageCache)
     EXPECT_EQ(c.candidates, 1 + 3 * 2 * 3);
 }
 
+TEST(CostModel, AggregatedPredictionByHand)
+{
+    /* One rank, 64 KiB in one extent: aggregated, it is its own aggregator: no message, one
+     * call, its bytes copied once, four collectives; independent: one call, three. */
+    Job j;
+    j.node = {0};
+    j.sum = {mcio_summary{0, 64 * KiB, 64 * KiB}};
+    j.ext = {1};
+    j.cost = table(1e-3, 1e-9, 8e-9, 2e-5);
+    j.finish(1);
+    mcio_cost_config agg{};
+    agg.strategy = MCIO_STRATEGY_ROMIO;
+    agg.aggs_per_node = 1;
+    agg.buffer = 16 * MiB;
+    agg.depth = 1;
+    ASSERT_EQ(mcio_cost_predict(&j.in, &agg), MCIO_SUCCESS);
+    EXPECT_NEAR(agg.seconds, 1e-3 + 64 * KiB * (1e-9 + 1e-10) + 4 * 1e-5, 1e-12);
+    EXPECT_TRUE(decide(j).best.independent);
+    /* Two ranks interleaved in two 32 KiB pieces each, one aggregator (rank 0): rank 1 sends
+     * its 64 KiB in one message; the file gets one call of 128 KiB. */
+    Job k;
+    k.node = {0, 0};
+    k.sum = {mcio_summary{0, 96 * KiB, 64 * KiB}, mcio_summary{32 * KiB, 128 * KiB, 64 * KiB}};
+    k.ext = {2, 2};
+    k.cost = j.cost;
+    k.finish(1);
+    ASSERT_EQ(mcio_cost_predict(&k.in, &agg), MCIO_SUCCESS);
+    double ex = 2e-5 + 64 * KiB * 1e-10 + 128 * KiB * 1e-10, io = 1e-3 + 128 * KiB * 1e-9;
+    EXPECT_NEAR(agg.seconds, ex + io + 4 * 1e-5, 1e-9);
+}
+
 TEST(CostModel, AggregationWinsOnManySmallExtentsBehindTheNetwork)
 {
     /* FLASH-IO-like: each rank's block in 4096 extents of 128 bytes, 200 us per call: 0.8 s

@@ -118,8 +118,11 @@ static void predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
 static int plan_fits(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int *slots)
 {
     const mcio_topology *topo = in->topo;
-    if (!topo->node_mem)
-        return 1;
+    int limited = 0;
+    for (int j = 0; topo->node_mem && j < topo->nnodes; j++)
+        limited |= topo->node_mem[j] != INT64_MAX;
+    if (!limited)
+        return 1; /* no node has a limit: the memory model would walk every rank for nothing */
     mcio_memmodel_node *m = malloc(((size_t)topo->nnodes + 1) * sizeof *m);
     if (!m || mcio_memmodel(topo, in->sum, fd, slots, 0, m) != MCIO_SUCCESS) {
         free(m);
@@ -132,47 +135,127 @@ static int plan_fits(const mcio_cost_inputs *in, const mcio_fdplan *fd, const in
     return fits;
 }
 
-/* Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
- * what it sends (receives, on reads) to others' domains. */
-static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth)
+static int cmp_i64(const void *a, const void *b)
 {
-    const mcio_topology *topo = in->topo;
-    const mcio_cost_table *t = in->cost;
-    int op = in->write ? MCIO_COST_WRITE : MCIO_COST_READ, nd = fd->ndomains;
-    double *bytes = calloc((size_t)nd + 1, sizeof(double));
-    double *remote = calloc((size_t)nd + 1, sizeof(double));
-    double *msgs = calloc((size_t)nd + 1, sizeof(double));
-    int *aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
-    double worst = 0;
-    if (!bytes || !remote || !msgs || !aggs) {
-        worst = HUGE_VAL; /* cannot price it: never chosen */
-        goto done;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* How many of the n sorted values are below x. */
+static int64_t count_below(const int64_t *v, int64_t n, int64_t x)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    for (int r = 0; r < topo->nprocs; r++) {
+    return lo;
+}
+
+/* The share of rank r's bytes that falls in [a, b) (spread evenly over its span, as the
+ * memory strategy's request map does). */
+static double share_in(const mcio_summary *s, int64_t a, int64_t b)
+{
+    int64_t lo = s->start > a ? s->start : a, hi = s->end < b ? s->end : b;
+    double span = (double)(s->end - s->start);
+    return hi > lo && span > 0 ? (double)(hi - lo) / span * (double)s->bytes : 0;
+}
+
+/* The slowest sender's side (receiver's, on reads): its messages to other ranks' domains, and
+ * its pieces packed into them. prefix[d]: rounds of the domains before d; own[r]: the domain
+ * rank r aggregates, or -1. */
+static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int64_t *prefix,
+                      const int *own)
+{
+    const mcio_cost_table *t = in->cost;
+    int nd = fd->ndomains;
+    double worst = 0;
+    for (int r = 0; r < in->topo->nprocs; r++) {
         const mcio_summary *s = &in->sum[r];
         if (s->bytes <= 0)
             continue;
-        double span = (double)(s->end - s->start), sent = 0, nmsg = 0;
-        for (int d = mcio_fdplan_first_after(fd, s->start); d < nd && fd->fd_start[d] < s->end;
-             d++) {
-            int64_t lo = s->start > fd->fd_start[d] ? s->start : fd->fd_start[d];
-            int64_t hi = s->end < fd->fd_end[d] ? s->end : fd->fd_end[d];
-            if (hi <= lo)
-                continue;
-            double share = span > 0 ? (double)(hi - lo) / span * (double)s->bytes : 0;
-            double g = (double)mcio_fdplan_rounds_met(fd, d, s->start, s->end);
-            bytes[d] += share;
-            if (fd->agg_rank[d] != r) {
-                remote[d] += share;
-                msgs[d] += g;
-                sent += share;
-                nmsg += g;
-            }
+        /* Its windows: the first and last domain it meets in part, those between whole. */
+        int d0 = mcio_fdplan_first_after(fd, s->start), d1 = mcio_fdplan_first_after(fd, s->end - 1);
+        double nmsg = 0, sent = (double)s->bytes;
+        if (d0 < nd) {
+            int last = d1 < nd ? d1 : nd - 1;
+            nmsg = (double)mcio_fdplan_rounds_met(fd, d0, s->start, s->end);
+            if (last > d0)
+                nmsg += (double)(prefix[last] - prefix[d0 + 1]) +
+                        (double)mcio_fdplan_rounds_met(fd, last, s->start, s->end);
+        }
+        if (own[r] >= 0) {
+            nmsg -= (double)mcio_fdplan_rounds_met(fd, own[r], s->start, s->end);
+            sent -= share_in(s, fd->fd_start[own[r]], fd->fd_end[own[r]]);
         }
         /* A sender's side: its messages, and its pieces packed into them. */
         double ts = nmsg * t->msg + sent * (t->msg_byte + t->copy_byte);
         worst = ts > worst ? ts : worst;
     }
+    return worst;
+}
+
+/*
+ * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
+ * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
+ * not ranks x domains (an IOR-like pattern has every rank in every domain: at 100,000 ranks the
+ * direct walk took minutes): a domain's bytes from the request map, its messages as the ranks
+ * each of its windows meets (sorted starts and ends), a rank's messages from a prefix sum of
+ * the domains' rounds.
+ */
+static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth)
+{
+    const mcio_topology *topo = in->topo;
+    const mcio_cost_table *t = in->cost;
+    int op = in->write ? MCIO_COST_WRITE : MCIO_COST_READ, nd = fd->ndomains, n = topo->nprocs;
+    double *bytes = calloc((size_t)nd + 1, sizeof(double));
+    double *remote = calloc((size_t)nd + 1, sizeof(double));
+    double *msgs = calloc((size_t)nd + 1, sizeof(double));
+    int64_t *prefix = calloc((size_t)nd + 1, sizeof(int64_t));
+    int64_t *starts = malloc(((size_t)n + 1) * sizeof(int64_t));
+    int64_t *ends = malloc(((size_t)n + 1) * sizeof(int64_t));
+    int *own = malloc(((size_t)n + 1) * sizeof(int));
+    int *aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
+    mcio_reqmap map = {0};
+    double worst = 0;
+    if (!bytes || !remote || !msgs || !prefix || !starts || !ends || !own || !aggs ||
+        mcio_reqmap_build(n, in->sum, &map) != MCIO_SUCCESS) {
+        worst = HUGE_VAL; /* cannot price it: never chosen */
+        goto done;
+    }
+    int64_t m = 0;
+    for (int r = 0; r < n; r++) {
+        own[r] = -1;
+        if (in->sum[r].bytes > 0)
+            starts[m] = in->sum[r].start, ends[m++] = in->sum[r].end;
+    }
+    qsort(starts, (size_t)m, sizeof(int64_t), cmp_i64);
+    qsort(ends, (size_t)m, sizeof(int64_t), cmp_i64);
+    for (int d = 0; d < nd; d++) {
+        own[fd->agg_rank[d]] = d;
+        prefix[d + 1] = prefix[d] + fd->rounds[d];
+        if (fd->rounds[d] <= 0)
+            continue;
+        bytes[d] = (double)mcio_reqmap_bytes(&map, fd->fd_start[d], fd->fd_end[d]);
+        /* The ranks each window meets: spans that start before its end and end after its
+         * start. */
+        for (int64_t k = 0; k < fd->rounds[d]; k++) {
+            int64_t a = fd->win_start[d] + k * fd->window[d];
+            int64_t b = a + fd->window[d] < fd->win_end[d] ? a + fd->window[d] : fd->win_end[d];
+            msgs[d] += (double)(count_below(starts, m, b) - count_below(ends, m, a + 1));
+        }
+        const mcio_summary *ag = &in->sum[fd->agg_rank[d]];
+        if (ag->bytes > 0) { /* the aggregator's own data sends no message */
+            msgs[d] -= (double)mcio_fdplan_rounds_met(fd, d, ag->start, ag->end);
+            remote[d] = bytes[d] - share_in(ag, fd->fd_start[d], fd->fd_end[d]);
+        } else {
+            remote[d] = bytes[d];
+        }
+    }
+    worst = senders(in, fd, prefix, own);
     for (int d = 0; d < nd; d++)
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
     for (int d = 0; d < nd; d++) {
@@ -199,9 +282,14 @@ static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, in
         worst = td > worst ? td : worst;
     }
 done:
+    mcio_reqmap_free(&map);
     free(bytes);
     free(remote);
     free(msgs);
+    free(prefix);
+    free(starts);
+    free(ends);
+    free(own);
     free(aggs);
     return worst + COLL_AGGREGATED * t->coll;
 }
