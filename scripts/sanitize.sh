@@ -7,11 +7,7 @@
 # tests/sanitizers/lsan.supp and below (UBSan has reported nothing to suppress). Run by .ci/run.
 # Usage: scripts/sanitize.sh [mpich|openmpi ...]   (default: both)
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh" || exit 1
-mpis=("$@")
-[ ${#mpis[@]} -eq 0 ] && mpis=(mpich openmpi)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+. "$(dirname "$0")/suite-common.sh"
 supp="$root/tests/sanitizers"
 # detect_odr_violation=0: Open MPI's components (dlopened plugins) define the same globals as
 # libopen-pal, which ASan reports as one-definition-rule violations of the MPI library itself.
@@ -29,15 +25,13 @@ export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
 # loaded here at all.
 export HWLOC_PLUGINS_BLACKLIST=hwloc_pci
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=87"
-failed=0 start=$(date +%s)
+# The unit tests' names are many: their passing lines are left out.
+suite_show() { grep -vE "^ *[0-9]+/[0-9]+ Test +#[0-9]+: (unit\.).* Passed"; }
 for mpi in "${mpis[@]}"; do
   echo "== $mpi (AddressSanitizer + UBSan): building"
   dir=$("$root/scripts/build.sh" "$mpi" asan) || { echo "== $mpi asan: build FAILED"; failed=$((failed + 1)); continue; }
   echo "== $mpi (AddressSanitizer + UBSan): testing"
-  log="$dir/ctest.log"
-  (cd "$dir" && ctest -j2 -L "unit|sanitize" --output-on-failure --timeout 300) 2>&1 | tee "$log" |
-    grep -vE "^ *[0-9]+/[0-9]+ Test +#[0-9]+: (unit\.).* Passed" # the unit tests' names are many
-  grep -q "100% tests passed" "$log" || { echo "== $mpi asan: FAILED"; failed=$((failed + 1)); }
+  suite_ctest "$mpi asan" "$dir" -j2 -L "unit|sanitize" || echo "== $mpi asan: FAILED"
 done
-echo "== sanitizers ($(( $(date +%s) - start )) s, ${mpis[*]}): $failed failed"
+echo "== sanitizers ($(( $(date +%s) - start )) s, ${mpis[*]}): $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

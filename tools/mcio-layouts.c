@@ -325,202 +325,320 @@ static int do_access(int native, const char *path, MPI_Info info, const view *v,
     return rc != MPI_SUCCESS ? rc : rc2;
 }
 
+/* One drawn layout: the shared view and hints, this rank's memory type, count and access. */
+typedef struct layout {
+    uint64_t seed;
+    view v;
+    int ints, interleaved;
+    MPI_Info info;
+    char hw[160], mw[32];
+    MPI_Datatype mt;
+    MPI_Count msize;
+    layout_access a;
+    int cnt;
+    int64_t span;      /* bytes of the memory buffers */
+    unsigned char *w;  /* the data written */
+} layout;
+
+/*
+ * Layout seed from its seed: the view and hints from *s (the same draws on every rank), then
+ * this rank's memory type, count and access from its own stream. The order of the draws is the
+ * layout's identity: a seed printed by a failing run draws the same layout again.
+ */
+static void draw_layout(uint64_t seed, uint64_t *s, layout *L)
+{
+    memset(L, 0, sizeof *L);
+    L->seed = seed;
+    view *v = &L->v;
+    v->disp = pick(s, 0, 3) ? 0 : pick(s, 1, 4096);
+    L->ints = (int)pick(s, 0, 2) == 0;
+    v->etype = L->ints ? MPI_INT : MPI_BYTE;
+    v->esize = L->ints ? 4 : 1;
+    if (v->disp % v->esize)
+        v->disp -= v->disp % v->esize;
+    L->interleaved = (int)pick(s, 0, 1);
+    if (L->interleaved)
+        view_interleaved(s, v);
+    else
+        view_chunks(s, v);
+    MPI_Type_commit(&v->ftype);
+    L->info = hints(s, L->hw, sizeof L->hw);
+    uint64_t sr = *s ^ ((uint64_t)rank * 0xD1B54A32D192ED03ull);
+    L->mt = memtype(&sr, v->etype, L->mw, sizeof L->mw);
+    MPI_Count fsize, mlb, mext;
+    MPI_Type_size_x(v->ftype, &fsize);
+    MPI_Type_size_x(L->mt, &L->msize);
+    MPI_Type_get_extent_x(L->mt, &mlb, &mext);
+    L->a = (layout_access){.write = 1, .at = (int)pick(&sr, 0, 2) != 0};
+    /* Within one tile when tiles would overlap (an unresized chunks view): the data from
+     * the offset to the tile's end. Otherwise up to three tiles' worth. */
+    int64_t ftile = fsize / v->esize, room = 3 * ftile;
+    if (!L->interleaved && strstr(v->what, "tail") == NULL && strstr(v->what, "(0 mine)") == NULL)
+        room = ftile;
+    L->a.off = room > 0 ? pick(&sr, 0, room / 4) : 0;
+    int64_t want = room - L->a.off; /* etypes at most */
+    L->cnt = L->msize > 0 && want > 0 ? (int)pick(&sr, 0, (int64_t)(want * v->esize / L->msize))
+                                      : 0;
+    if (pick(&sr, 0, 9) == 0)
+        L->cnt = 0; /* some ranks with nothing */
+    L->span = (int64_t)mext * (L->cnt ? L->cnt : 1) + 64;
+    L->w = malloc((size_t)L->span);
+    for (int64_t i = 0; i < L->span; i++)
+        L->w[i] = pattern(seed, rank, i);
+}
+
+static void free_layout(layout *L)
+{
+    free(L->w);
+    MPI_Type_free(&L->mt);
+    MPI_Type_free(&L->v.ftype);
+    MPI_Info_free(&L->info);
+}
+
+/* The file both writes must produce, on rank 0: fend bytes, prefilled, then every rank's bytes. */
+typedef struct expected_file {
+    int64_t fend, total;
+    int64_t *off;       /* rank 0: total offsets */
+    unsigned char *val; /* rank 0: their values */
+} expected_file;
+
+/*
+ * What each rank's write must produce, gathered on rank 0, and the file's end: past every
+ * access, sometimes with a margin drawn from *s.
+ */
+static void gather_expected(const layout *L, uint64_t *s, expected_file *x)
+{
+    int64_t *eo;
+    unsigned char *ev;
+    int64_t en = expected_bytes(&L->v, L->a.off, L->w, L->cnt, L->mt, &eo, &ev);
+    int nmine = (int)en, *ns = NULL, *at = NULL, total = 0;
+    if (rank == 0)
+        ns = calloc((size_t)nprocs, sizeof *ns), at = calloc((size_t)nprocs, sizeof *at);
+    MPI_Gather(&nmine, 1, MPI_INT, ns, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int r = 0; rank == 0 && r < nprocs; r++)
+        at[r] = total, total += ns[r];
+    x->total = total;
+    x->off = rank == 0 ? malloc((size_t)total * sizeof *x->off + 1) : NULL;
+    x->val = rank == 0 ? malloc((size_t)total + 1) : NULL;
+    MPI_Gatherv(eo, nmine, MPI_INT64_T, x->off, ns, at, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(ev, nmine, MPI_BYTE, x->val, ns, at, MPI_BYTE, 0, MPI_COMM_WORLD);
+    x->fend = 0;
+    for (int64_t i = 0; i < en; i++)
+        x->fend = eo[i] + 1 > x->fend ? eo[i] + 1 : x->fend;
+    MPI_Allreduce(MPI_IN_PLACE, &x->fend, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    x->fend += pick(s, 0, 3) ? pick(s, 0, 100) : 0;
+    free(eo), free(ev), free(ns), free(at);
+}
+
+static unsigned char prefill_byte(int64_t i)
+{
+    return (unsigned char)(i * 7 + 3);
+}
+
+/*
+ * Rank 0: both files first hold the same sentinel bytes, past the end of every access, as the
+ * project's tests prefill theirs: holes must keep them. (On an empty file, ROMIO's data-sieving
+ * writes were seen to leave run-dependent bytes in holes past the end of file, which no
+ * comparison can judge.) Returns 1 on failure, with why.
+ */
+static int prefill(const char *const paths[2], int64_t fend, char *why, size_t wl)
+{
+    int fail = 0;
+    unsigned char *pre = malloc((size_t)fend + 1);
+    for (int64_t i = 0; i < fend; i++)
+        pre[i] = prefill_byte(i);
+    for (int f = 0; f < 2; f++) {
+        FILE *fp = fopen(paths[f], "wb");
+        if (!fp || fwrite(pre, 1, (size_t)fend, fp) != (size_t)fend)
+            fail = 1, snprintf(why, wl, "cannot prefill %.150s", paths[f]);
+        if (fp)
+            fclose(fp);
+    }
+    free(pre);
+    return fail;
+}
+
+/*
+ * Rank 0: mcio's file (paths[1]) must equal the oracle byte for byte; the native file
+ * (paths[0]) differing while mcio's does not counts in *native_wrong. Returns 1 on failure.
+ */
+static int check_files(const char *const paths[2], const expected_file *x, long *native_wrong,
+                       char *why, size_t wl)
+{
+    int fail = 0;
+    int64_t na = 0, nb = 0, ne = x->fend;
+    unsigned char *fe = calloc((size_t)ne + 1, 1);
+    for (int64_t i = 0; i < ne; i++)
+        fe[i] = prefill_byte(i);
+    for (int64_t i = 0; i < x->total; i++)
+        fe[x->off[i]] = x->val[i];
+    unsigned char *fa = slurp(paths[0], &na), *fb = slurp(paths[1], &nb);
+    if (!fa || !fb || nb != ne) {
+        fail = 1;
+        snprintf(why, wl, "file sizes: expected %lld, native %lld, mcio %lld", (long long)ne,
+                 (long long)na, (long long)nb);
+    } else {
+        for (int64_t i = 0; i < ne; i++)
+            if (fb[i] != fe[i]) {
+                fail = 1;
+                snprintf(why, wl,
+                         "mcio's file differs at byte %lld of %lld (mcio %u, expected %u, native %u)",
+                         (long long)i, (long long)ne, fb[i], fe[i], i < na ? fa[i] : 0);
+                break;
+            }
+        if (!fail && (na != ne || memcmp(fa, fe, (size_t)ne) != 0))
+            (*native_wrong)++; /* mcio right, the MPI library's own collective write not */
+    }
+    free(fa), free(fb), free(fe);
+    return fail;
+}
+
+/*
+ * Write the layout both ways and check both files (collective). Returns the agreed failure;
+ * why is set on the rank that saw it.
+ */
+static int write_both(const layout *L, uint64_t *s, const char *const paths[2], long *calls,
+                      long *native_wrong, char *why, size_t wl)
+{
+    expected_file x;
+    gather_expected(L, s, &x);
+    int fail = rank == 0 ? prefill(paths, x.fend, why, wl) : 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rc1 = do_access(1, paths[0], L->info, &L->v, &L->a, L->w, L->cnt, L->mt);
+    int rc2 = do_access(0, paths[1], L->info, &L->v, &L->a, L->w, L->cnt, L->mt);
+    (*calls)++;
+    if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS)
+        fail = 1, describe_errors("write", rc1, rc2, why, wl);
+    MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!fail && rank == 0)
+        fail = check_files(paths, &x, native_wrong, why, wl);
+    free(x.off), free(x.val);
+    MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return fail;
+}
+
+/*
+ * Read the native file back both ways into sentinel-filled buffers (collective). mcio's read
+ * gives back what was written where the memory type has data, the sentinel elsewhere: those
+ * bytes are marked by unpacking the packed data into a sentinel buffer. Returns the agreed
+ * failure.
+ */
+static int read_both(const layout *L, const char *native_path, long *calls, long *native_wrong,
+                     char *why, size_t wl)
+{
+    int fail = 0, cnt = L->cnt;
+    size_t span = (size_t)L->span;
+    unsigned char *rn = malloc(span), *rm = malloc(span);
+    memset(rn, 0xA5, span), memset(rm, 0xA5, span);
+    layout_access r = L->a;
+    r.write = 0;
+    int rc1 = do_access(1, native_path, L->info, &L->v, &r, rn, cnt, L->mt);
+    int rc2 = do_access(0, native_path, L->info, &L->v, &r, rm, cnt, L->mt);
+    (*calls)++;
+    if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS) {
+        fail = 1, describe_errors("read", rc1, rc2, why, wl);
+    } else {
+        unsigned char *want_r = malloc(span), *pk = malloc((size_t)(L->msize * cnt) + 1);
+        memset(want_r, 0xA5, span);
+        int pos = 0;
+        MPI_Pack(L->w, cnt, L->mt, pk, (int)(L->msize * cnt), &pos, MPI_COMM_SELF);
+        pos = 0;
+        MPI_Unpack(pk, (int)(L->msize * cnt), &pos, want_r, cnt, L->mt, MPI_COMM_SELF);
+        int bad_native = 0;
+        for (size_t i = 0; i < span; i++)
+            if (rm[i] != want_r[i]) {
+                fail = 1;
+                snprintf(why, wl,
+                         "rank %d: mcio's read differs at memory byte %lld (mcio %u, expected %u, "
+                         "native %u)",
+                         rank, (long long)i, rm[i], want_r[i], rn[i]);
+                break;
+            }
+        if (!fail && memcmp(rn, want_r, span) != 0)
+            bad_native = 1;
+        MPI_Allreduce(MPI_IN_PLACE, &bad_native, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        *native_wrong += rank == 0 && bad_native;
+        free(want_r), free(pk);
+    }
+    free(rn), free(rm);
+    MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return fail;
+}
+
+typedef struct options {
+    uint64_t seed0;
+    long count;
+    const char *dir;
+    int quiet;
+} options;
+
+/* 0, or 2 after printing the usage. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    *o = (options){.seed0 = 1, .count = 10, .dir = "."};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            o->seed0 = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--count") && i + 1 < argc)
+            o->count = strtol(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+            o->dir = argv[++i];
+        else if (!strcmp(argv[i], "--quiet"))
+            o->quiet = 1;
+        else {
+            if (rank == 0)
+                fprintf(stderr, "usage: mcio-layouts --seed S --count N --dir D [--quiet]\n");
+            return 2;
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
-    uint64_t seed0 = 1;
-    long count = 10;
-    const char *dir = ".";
-    int quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            seed0 = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--count") && i + 1 < argc)
-            count = strtol(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-            dir = argv[++i];
-        else if (!strcmp(argv[i], "--quiet"))
-            quiet = 1;
-        else {
-            if (rank == 0)
-                fprintf(stderr, "usage: mcio-layouts --seed S --count N --dir D [--quiet]\n");
-            MPI_Finalize();
-            return 2;
-        }
+    options o;
+    if (parse_args(argc, argv, &o) != 0) {
+        MPI_Finalize();
+        return 2;
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
     char pa[600], pb[600];
-    snprintf(pa, sizeof pa, "%s/layout-native.%d", dir, nprocs);
-    snprintf(pb, sizeof pb, "%s/layout-mcio.%d", dir, nprocs);
+    snprintf(pa, sizeof pa, "%s/layout-native.%d", o.dir, nprocs);
+    snprintf(pb, sizeof pb, "%s/layout-mcio.%d", o.dir, nprocs);
+    const char *const paths[2] = {pa, pb};
     long diffs = 0, calls = 0, native_wrong = 0;
-    for (long l = 0; l < count; l++) {
-        uint64_t seed = seed0 + (uint64_t)l, s = seed * 0x2545F4914F6CDD1Dull + (uint64_t)nprocs;
-        view v = {.disp = pick(&s, 0, 3) ? 0 : pick(&s, 1, 4096)};
-        int ints = (int)pick(&s, 0, 2) == 0;
-        v.etype = ints ? MPI_INT : MPI_BYTE;
-        v.esize = ints ? 4 : 1;
-        if (v.disp % v.esize)
-            v.disp -= v.disp % v.esize;
-        int interleaved = (int)pick(&s, 0, 1);
-        if (interleaved)
-            view_interleaved(&s, &v);
-        else
-            view_chunks(&s, &v);
-        MPI_Type_commit(&v.ftype);
-        char hw[160], mw[32];
-        MPI_Info info = hints(&s, hw, sizeof hw);
-        /* Per rank from here: its memory type, count and access. */
-        uint64_t sr = s ^ ((uint64_t)rank * 0xD1B54A32D192ED03ull);
-        MPI_Datatype mt = memtype(&sr, v.etype, mw, sizeof mw);
-        MPI_Count fsize, msize, mlb, mext;
-        MPI_Type_size_x(v.ftype, &fsize);
-        MPI_Type_size_x(mt, &msize);
-        MPI_Type_get_extent_x(mt, &mlb, &mext);
-        layout_access a = {.write = 1, .at = (int)pick(&sr, 0, 2) != 0};
-        /* Within one tile when tiles would overlap (an unresized chunks view): the data from
-         * the offset to the tile's end. Otherwise up to three tiles' worth. */
-        int64_t ftile = fsize / v.esize, room = 3 * ftile;
-        if (!interleaved && strstr(v.what, "tail") == NULL && strstr(v.what, "(0 mine)") == NULL)
-            room = ftile;
-        a.off = room > 0 ? pick(&sr, 0, room / 4) : 0;
-        int64_t want = room - a.off; /* etypes at most */
-        int cnt = msize > 0 && want > 0 ? (int)pick(&sr, 0, (int64_t)(want * v.esize / msize)) : 0;
-        if (pick(&sr, 0, 9) == 0)
-            cnt = 0; /* some ranks with nothing */
-        int64_t span = (int64_t)mext * (cnt ? cnt : 1) + 64;
-        unsigned char *w = malloc((size_t)span), *rn = malloc((size_t)span), *rm = malloc((size_t)span);
-        for (int64_t i = 0; i < span; i++)
-            w[i] = pattern(seed, rank, i);
-        int fail = 0;
+    for (long l = 0; l < o.count; l++) {
+        uint64_t seed = o.seed0 + (uint64_t)l, s = seed * 0x2545F4914F6CDD1Dull + (uint64_t)nprocs;
+        layout L;
+        draw_layout(seed, &s, &L);
         char why[200] = "";
-        /* What each rank's write must produce, gathered on rank 0. */
-        int64_t *eo;
-        unsigned char *ev;
-        int64_t en = expected_bytes(&v, a.off, w, cnt, mt, &eo, &ev);
-        int nmine = (int)en, *ns = NULL, *at = NULL, total = 0;
-        if (rank == 0)
-            ns = calloc((size_t)nprocs, sizeof *ns), at = calloc((size_t)nprocs, sizeof *at);
-        MPI_Gather(&nmine, 1, MPI_INT, ns, 1, MPI_INT, 0, MPI_COMM_WORLD);
-        for (int r = 0; rank == 0 && r < nprocs; r++)
-            at[r] = total, total += ns[r];
-        int64_t *go = rank == 0 ? malloc((size_t)total * sizeof *go + 1) : NULL;
-        unsigned char *gv = rank == 0 ? malloc((size_t)total + 1) : NULL;
-        MPI_Gatherv(eo, nmine, MPI_INT64_T, go, ns, at, MPI_INT64_T, 0, MPI_COMM_WORLD);
-        MPI_Gatherv(ev, nmine, MPI_BYTE, gv, ns, at, MPI_BYTE, 0, MPI_COMM_WORLD);
-        /* Both files first hold the same sentinel bytes, past the end of every access, as the
-         * project's tests prefill theirs: holes must keep them. (On an empty file, ROMIO's
-         * data-sieving writes were seen to leave run-dependent bytes in holes past the end of
-         * file, which no comparison can judge.) */
-        int64_t fend = 0;
-        for (int64_t i = 0; i < en; i++)
-            fend = eo[i] + 1 > fend ? eo[i] + 1 : fend;
-        MPI_Allreduce(MPI_IN_PLACE, &fend, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
-        fend += pick(&s, 0, 3) ? pick(&s, 0, 100) : 0;
-        if (rank == 0) {
-            unsigned char *pre = malloc((size_t)fend + 1);
-            for (int64_t i = 0; i < fend; i++)
-                pre[i] = (unsigned char)(i * 7 + 3);
-            for (int f = 0; f < 2; f++) {
-                FILE *fp = fopen(f ? pb : pa, "wb");
-                if (!fp || fwrite(pre, 1, (size_t)fend, fp) != (size_t)fend)
-                    fail = 1, snprintf(why, sizeof why, "cannot prefill %.150s", f ? pb : pa);
-                if (fp)
-                    fclose(fp);
-            }
-            free(pre);
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-        int rc1 = do_access(1, pa, info, &v, &a, w, cnt, mt);
-        int rc2 = do_access(0, pb, info, &v, &a, w, cnt, mt);
-        calls++;
-        if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS)
-            fail = 1, describe_errors("write", rc1, rc2, why, sizeof why);
-        MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (!fail && rank == 0) {
-            int64_t na = 0, nb = 0, ne = fend;
-            unsigned char *fe = calloc((size_t)ne + 1, 1);
-            for (int64_t i = 0; i < ne; i++)
-                fe[i] = (unsigned char)(i * 7 + 3);
-            for (int i = 0; i < total; i++)
-                fe[go[i]] = gv[i];
-            unsigned char *fa = slurp(pa, &na), *fb = slurp(pb, &nb);
-            if (!fa || !fb || nb != ne) {
-                fail = 1;
-                snprintf(why, sizeof why, "file sizes: expected %lld, native %lld, mcio %lld", (long long)ne,
-                         (long long)na, (long long)nb);
-            } else {
-                for (int64_t i = 0; i < ne; i++)
-                    if (fb[i] != fe[i]) {
-                        fail = 1;
-                        snprintf(why, sizeof why, "mcio's file differs at byte %lld of %lld (mcio %u, expected %u, native %u)",
-                                 (long long)i, (long long)ne, fb[i], fe[i], i < na ? fa[i] : 0);
-                        break;
-                    }
-                if (!fail && (na != ne || memcmp(fa, fe, (size_t)ne) != 0))
-                    native_wrong++; /* mcio right, the MPI library's own collective write not */
-            }
-            free(fa), free(fb), free(fe);
-        }
-        free(eo), free(ev), free(go), free(gv), free(ns), free(at);
-        MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        if (!fail) { /* read the native file back both ways */
-            memset(rn, 0xA5, (size_t)span), memset(rm, 0xA5, (size_t)span);
-            layout_access r = a;
-            r.write = 0;
-            rc1 = do_access(1, pa, info, &v, &r, rn, cnt, mt);
-            rc2 = do_access(0, pa, info, &v, &r, rm, cnt, mt);
-            calls++;
-            if (rc1 != MPI_SUCCESS || rc2 != MPI_SUCCESS) {
-                fail = 1, describe_errors("read", rc1, rc2, why, sizeof why);
-            } else {
-                /* The read through the same view and memory type gives back what was written
-                 * where the memory type has data, the sentinel elsewhere: mark those bytes by
-                 * unpacking the packed data into a sentinel buffer. */
-                unsigned char *want_r = malloc((size_t)span), *pk = malloc((size_t)(msize * cnt) + 1);
-                memset(want_r, 0xA5, (size_t)span);
-                int pos = 0;
-                MPI_Pack(w, cnt, mt, pk, (int)(msize * cnt), &pos, MPI_COMM_SELF);
-                pos = 0;
-                MPI_Unpack(pk, (int)(msize * cnt), &pos, want_r, cnt, mt, MPI_COMM_SELF);
-                int bad_native = 0;
-                for (int64_t i = 0; i < span; i++)
-                    if (rm[i] != want_r[i]) {
-                        fail = 1;
-                        snprintf(why, sizeof why, "rank %d: mcio's read differs at memory byte %lld (mcio %u, expected %u, native %u)",
-                                 rank, (long long)i, rm[i], want_r[i], rn[i]);
-                        break;
-                    }
-                if (!fail && memcmp(rn, want_r, (size_t)span) != 0)
-                    bad_native = 1;
-                MPI_Allreduce(MPI_IN_PLACE, &bad_native, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-                native_wrong += rank == 0 && bad_native;
-                free(want_r), free(pk);
-            }
-            MPI_Allreduce(MPI_IN_PLACE, &fail, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        }
+        int fail = write_both(&L, &s, paths, &calls, &native_wrong, why, sizeof why);
+        if (!fail)
+            fail = read_both(&L, pa, &calls, &native_wrong, why, sizeof why);
         if (fail) {
             diffs++;
             if (why[0] || rank == 0)
-                fprintf(stderr, "mcio-layouts: layout seed %llu (%d ranks) DIFFERS: %s; view %s etype %s disp %lld, "
-                        "memory %s x %d, %s %lld; hints %s\n", (unsigned long long)seed, nprocs,
-                        why[0] ? why : "(another rank)", v.what, ints ? "int" : "byte", (long long)v.disp, mw, cnt,
-                        a.at ? "at" : "seek", (long long)a.off, hw);
-        } else if (!quiet && rank == 0 && l % 100 == 99) {
-            printf("mcio-layouts: %ld of %ld layouts, %ld differences\n", l + 1, count, diffs);
+                fprintf(stderr,
+                        "mcio-layouts: layout seed %llu (%d ranks) DIFFERS: %s; view %s etype %s "
+                        "disp %lld, memory %s x %d, %s %lld; hints %s\n",
+                        (unsigned long long)seed, nprocs, why[0] ? why : "(another rank)", L.v.what,
+                        L.ints ? "int" : "byte", (long long)L.v.disp, L.mw, L.cnt,
+                        L.a.at ? "at" : "seek", (long long)L.a.off, L.hw);
+        } else if (!o.quiet && rank == 0 && l % 100 == 99) {
+            printf("mcio-layouts: %ld of %ld layouts, %ld differences\n", l + 1, o.count, diffs);
             fflush(stdout);
         }
-        free(w), free(rn), free(rm);
-        MPI_Type_free(&mt);
-        MPI_Type_free(&v.ftype);
-        MPI_Info_free(&info);
+        free_layout(&L);
     }
     if (rank == 0) {
         unlink(pa), unlink(pb);
-        printf("mcio-layouts: %d ranks, %ld layouts, %ld differences, %ld mcio calls, %ld where the MPI library's "
-               "own collective I/O was wrong\n", nprocs, count, diffs, calls, native_wrong);
+        printf("mcio-layouts: %d ranks, %ld layouts, %ld differences, %ld mcio calls, %ld where the "
+               "MPI library's own collective I/O was wrong\n",
+               nprocs, o.count, diffs, calls, native_wrong);
     }
     MPI_Finalize();
     return diffs ? 1 : 0;

@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "mcio_placement.h"
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 #include "mcio_splitmix64.h"
 
 typedef struct config {
@@ -107,12 +107,12 @@ int main(int argc, char **argv)
                     sum[r] = (mcio_summary){off, off + len, len};
                     off += len;
                 }
-                mcio_plan_params params = {.buffer_size = 16 << 20, .cb_nodes = cf->aggs,
+                mcio_planner_params params = {.buffer_size = 16 << 20, .cb_nodes = cf->aggs,
                                            .stripe = 0, .cb = MCIO_CB_ENABLE,
                                            .placement = policy, .socket_rule = 0};
                 mcio_fdplan plan;
                 double t0 = now();
-                if (mcio_plan_make(mcio_planner_find("romio"), &topo, sum, params, &plan) !=
+                if (mcio_planner_make(mcio_planner_find("romio"), &topo, sum, params, &plan) !=
                     MCIO_SUCCESS) {
                     fprintf(stderr, "planning failed\n");
                     return 1;

@@ -18,10 +18,10 @@
 #include <time.h>
 
 #include "mcio_costmodel.h"
-#include "mcio_fsinfo.h"
+#include "mcio_fs.h"
 #include "mcio_hints.h"
 #include "mcio_memory.h"
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 #include "patterns.h"
 
 static const char usage[] =
@@ -210,7 +210,7 @@ typedef struct job {
     int64_t *used;      /* [nn]: collective buffers placed on each node */
     int *aggs;          /* [nn]: aggregators on each node */
     int64_t total;      /* bytes requested */
-    mcio_plan_params params;
+    mcio_planner_params params;
     int independent;    /* the ranks' accesses do not interleave: each its own domain */
     int memory;         /* the memory strategy planned (d is filled) */
     double secs, cpu;   /* wall and CPU time of the planning call */
@@ -331,7 +331,7 @@ static int job_choose(job *j)
     int64_t stripe = j->params.stripe, unit = mcio_pipeline_unit(2, stripe, 4096);
     mcio_cost_inputs in = {
         .topo = &topo, .sum = j->sum, .write = !j->o.read,
-        .params = mcio_hints_plan_params(h, !j->o.read), .depth = h->pipeline_depth,
+        .params = mcio_hints_planner_params(h, !j->o.read), .depth = h->pipeline_depth,
         .subbuffer = mcio_pipeline_subbuffer(h->subbuffer_size, stripe, unit), .unit = unit,
         .fixed = (mcio_hints_is_set(h, j->o.read ? "romio_cb_read" : "romio_cb_write")
                       ? MCIO_COST_FIX_CB : 0u) |
@@ -374,18 +374,18 @@ static int job_plan(job *j)
 {
     mcio_topology topo = {.nprocs = j->n, .nnodes = j->nn, .node_of_rank = j->node,
                           .socket_of_rank = j->sock, .sockets_per_node = 1, .node_mem = j->mem};
-    j->params = mcio_hints_plan_params(&j->o.hints, 1);
+    j->params = mcio_hints_planner_params(&j->o.hints, 1);
     if (j->params.stripe == 0 && j->o.fs.stripe > 0 && j->o.fs.stripe <= INT32_MAX)
         j->params.stripe = j->o.fs.stripe; /* as the engine does (mcio_twophase.c) */
     const mcio_planner *pl = mcio_planner_at(j->o.hints.strategy);
-    j->independent = mcio_plan_is_independent(pl, j->n, j->sum, j->params);
+    j->independent = mcio_planner_is_independent(pl, j->n, j->sum, j->params);
     j->memory = !j->independent && j->o.hints.strategy == MCIO_STRATEGY_MEMORY;
     /* Wall and CPU time: on a shared host the wall time says more about the neighbours. */
     struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-    int rc = j->independent ? mcio_plan_independent(j->n, j->sum, j->params, &j->plan)
-             : j->memory    ? mcio_plan_memory(&topo, j->sum, j->params, &j->plan, &j->d)
+    int rc = j->independent ? mcio_planner_independent(j->n, j->sum, j->params, &j->plan)
+             : j->memory    ? mcio_planner_memory(&topo, j->sum, j->params, &j->plan, &j->d)
                             : pl->plan(&topo, j->sum, j->params, &j->plan);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     clock_gettime(CLOCK_MONOTONIC, &t1);

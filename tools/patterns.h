@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "mcio_plan.h" /* mcio_summary */
+#include "mcio_planner.h" /* mcio_summary */
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,7 +14,7 @@
 #include "mcio_io.h"
 #include "mcio_machine.h"
 #include "mcio_memory.h"
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 /* The collective buffer. Its bytes matter on real machines only: in the simulation build
  * (SimGrid's SMPI) it is one allocation that all ranks share (SMPI_SHARED_MALLOC), since the

@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 
 #include "mcio_engine.h"
+#include "mcio_fs.h"
 
 /* Apply the pairs of info over h; `where` names the source in messages. Local. */
 static int apply_info(MPI_Info info, mcio_hints *h, const char *where, char detail[MCIO_DETAIL_LEN])

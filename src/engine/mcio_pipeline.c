@@ -12,7 +12,7 @@
  * Design notes (the I/O thread, who accesses the file, the transports, when the thread
  * retires, thread level, errors): docs/design.md, section "Pipelined aggregation".
  *
- * Glossary (and mcio_plan.h):
+ * Glossary (and mcio_planner.h):
  *   aggregator         the rank that gathers a file domain's data and accesses the file for it
  *   file domain        the contiguous part of the file one aggregator handles
  *   collective buffer  an aggregator's memory budget (cb_buffer_size), cut into sub-buffers

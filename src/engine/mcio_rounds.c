@@ -6,7 +6,7 @@
  * and peer, no packing); only the runs someone asked for are written, or the whole span of the
  * round (read-modify-write) when its holes are small and the file is readable. A round whose
  * only data is the aggregator's own goes straight between its memory and the file.
- * Glossary in src/core/plan/mcio_plan.h.
+ * Glossary in src/core/plan/mcio_planner.h.
  */
 #include <sched.h>
 #include <string.h>

@@ -13,7 +13,7 @@
  *      in flight, file access in an I/O thread, two-sided or one-sided).
  *   5. agreement: an allreduce gives every rank the same status and the slowest rank's times.
  *
- * Glossary (mcio_plan.h): file domain, aggregator, collective buffer, round, piece, run.
+ * Glossary (mcio_planner.h): file domain, aggregator, collective buffer, round, piece, run.
  */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
 #include <errno.h>
@@ -229,9 +229,9 @@ static int64_t raw_stripe(mcio_file fh)
 
 /* The planning parameters: the hints', aligned as a pipeline of depth needs
  * (mcio_pipeline_unit). */
-static mcio_plan_params plan_params(mcio_file fh, int write, int depth)
+static mcio_planner_params plan_params(mcio_file fh, int write, int depth)
 {
-    mcio_plan_params pp = mcio_hints_plan_params(&fh->hints, write);
+    mcio_planner_params pp = mcio_hints_planner_params(&fh->hints, write);
     pp.stripe = mcio_pipeline_unit(depth, raw_stripe(fh), fh->fs_block);
     return pp;
 }
@@ -329,10 +329,10 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
     const mcio_cost_config *c = &p->choice.best;
     if (c->independent) {
         p->own_access = 1;
-        return mcio_plan_own(fh->nprocs, sum, &p->fd);
+        return mcio_planner_own(fh->nprocs, sum, &p->fd);
     }
     p->depth = c->depth;
-    mcio_plan_params pp = plan_params(fh, write, c->depth);
+    mcio_planner_params pp = plan_params(fh, write, c->depth);
     pp.cb = MCIO_CB_ENABLE;
     pp.buffer_size = c->buffer;
     if (c->aggs_per_node > 0) {
@@ -341,7 +341,7 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
     }
     /* The memory strategy as the auto strategy plans it (memmodel.c): romio where it fits. */
     return c->strategy == MCIO_STRATEGY_MEMORY
-               ? mcio_plan_auto(topo, sum, pp, &p->fd)
+               ? mcio_planner_auto(topo, sum, pp, &p->fd)
                : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, sum, pp, &p->fd);
 }
 
@@ -369,8 +369,8 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
     if (fh->hints.strategy == MCIO_STRATEGY_AUTO)
         st = plan_chosen(fh, p, &topo, sum, write);
     else
-        st = p->own_access ? mcio_plan_own(fh->nprocs, sum, &p->fd)
-                           : mcio_plan_make(mcio_planner_at(fh->hints.strategy), &topo, sum,
+        st = p->own_access ? mcio_planner_own(fh->nprocs, sum, &p->fd)
+                           : mcio_planner_make(mcio_planner_at(fh->hints.strategy), &topo, sum,
                                             plan_params(fh, write, p->depth), &p->fd);
     for (int r = 0; r < fh->nprocs; r++)
         p->total_bytes += sum[r].bytes;

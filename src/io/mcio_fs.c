@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/vfs.h>
 
-#include "mcio_fsinfo.h"
+#include "mcio_fs.h"
 
 /* The whole of a small text file (NUL-terminated, malloc'd), or NULL. */
 static char *slurp(const char *path, size_t max)

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "mcio_hints.h"
-#include "mcio_plan.h" /* MCIO_DETAIL_LEN */
+#include "mcio_planner.h" /* MCIO_DETAIL_LEN */
 
 /* The alignment direct I/O (O_DIRECT: hints direct_write, direct_read) needs of file offsets,
  * lengths and buffers: the logical block size of every common device (512 or 4096 bytes).

@@ -15,7 +15,7 @@
 #include <mpi.h>
 
 #include "mcio_network.h"
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 typedef struct mcio_machine {
     int nprocs;

@@ -442,94 +442,65 @@ static int gq_cancel(void *extra, int complete)
     return MPI_SUCCESS;
 }
 
-int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
+/*
+ * Why this rank cannot serve the call itself (NULL when it can), for MCIO_PMPI_VERBOSE. On the
+ * way it finds the call's position in etypes (*pos: the individual pointer unless explicit) and,
+ * for a read, the end of file (*eof; -1 for a write).
+ */
+static const char *why_not_served(const mcio_pmpi_call *c, const pmpi_file *f, const mcio_flat *mt,
+                                  int64_t nbytes, int64_t *pos, int64_t *eof)
 {
-    if (!active())
-        return 0;
-    pmpi_file *f = lookup(c->fh);
-    if (!f || !f->enabled || (c->form == MCIO_FORM_BEGIN && f->split))
-        return 0;
-    in_layer = 1;
     int atomic = 0;
     PMPI_File_get_atomicity(c->fh, &atomic);
-    /* An invalid count or type is the MPI library's to report (through the file's handler). */
-    mcio_flat *mt = c->count >= 0 && c->type != MPI_DATATYPE_NULL ? mcio_flat_get(c->type) : NULL;
-    int64_t nbytes = mt ? (int64_t)c->count * mt->size : 0;
-    int64_t pos = c->offset, eof = -1, done = 0;
-    const char *why = NULL; /* why this rank cannot serve the call, for MCIO_PMPI_VERBOSE */
+    *pos = c->offset, *eof = -1;
     if (!mt || !mt->ok)
-        why = "memory datatype not flattened (unsupported constructor)";
-    else if (!f->view_ok)
-        why = "file view not supported (datarep, filetype constructor or order)";
-    else if (atomic)
-        why = "atomic mode";
-    else if (nbytes % f->etype_size != 0)
-        why = "data is not a whole number of etypes";
-    else if (nbytes > 0 && f->ft->size == 0)
-        why = "data but an empty filetype";
-    else if ((c->write && (f->amode & MPI_MODE_RDONLY)) || (!c->write && (f->amode & MPI_MODE_WRONLY)))
-        why = "access mode";
-    else if ((c->at && c->offset < 0) || (c->form == MCIO_FORM_NONBLOCKING && !c->request))
-        why = "invalid argument";
-    int ok = why == NULL;
-    if (ok && !c->at) {
+        return "memory datatype not flattened (unsupported constructor)";
+    if (!f->view_ok)
+        return "file view not supported (datarep, filetype constructor or order)";
+    if (atomic)
+        return "atomic mode";
+    if (nbytes % f->etype_size != 0)
+        return "data is not a whole number of etypes";
+    if (nbytes > 0 && f->ft->size == 0)
+        return "data but an empty filetype";
+    if ((c->write && (f->amode & MPI_MODE_RDONLY)) || (!c->write && (f->amode & MPI_MODE_WRONLY)))
+        return "access mode";
+    if ((c->at && c->offset < 0) || (c->form == MCIO_FORM_NONBLOCKING && !c->request))
+        return "invalid argument";
+    if (!c->at) {
         MPI_Offset p;
         if (PMPI_File_get_position(c->fh, &p) != MPI_SUCCESS)
-            ok = 0, why = "MPI_File_get_position failed";
-        pos = p;
+            return "MPI_File_get_position failed";
+        *pos = p;
     }
-    if (ok && !f->ft->tiles_ok && pos * f->etype_size + nbytes > f->ft->size)
-        ok = 0, why = "the access runs past a filetype whose copies would overlap";
-    if (ok && !c->write) {
+    if (!f->ft->tiles_ok && *pos * f->etype_size + nbytes > f->ft->size)
+        return "the access runs past a filetype whose copies would overlap";
+    if (!c->write) {
         MPI_Offset size;
         if (PMPI_File_get_size(c->fh, &size) != MPI_SUCCESS)
-            ok = 0, why = "MPI_File_get_size failed";
-        eof = size;
+            return "MPI_File_get_size failed";
+        *eof = size;
     }
-    pieces p = {0};
-    if (ok && build_pieces(f, mt, c->buf, pos * f->etype_size, nbytes, eof, &p, &done) != 0)
-        ok = 0, why = "out of memory for the extent list";
-    /* One agreement: can every rank serve the call, and has any rank hints pending. */
-    int mine[2] = {ok, f->pending != MPI_INFO_NULL ? -1 : 0}, agreed[2];
-    PMPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MIN, f->comm);
-    int all = agreed[0];
-    if (agreed[1] < 0) {
-        int st = mcio_file_set_hints(f->mf, f->pending); /* collective; agreed inside */
-        if (f->pending != MPI_INFO_NULL)
-            PMPI_Info_free(&f->pending);
-        if (st != MCIO_SUCCESS) {
-            pieces_free(&p);
-            mcio_flat_release(mt);
-            *rc = raise_error(c->fh, st, mcio_error_message());
-            if (c->form == MCIO_FORM_NONBLOCKING && c->request)
-                *c->request = MPI_REQUEST_NULL;
-            in_layer = 0;
-            return 1;
-        }
-    }
-    if (!all) {
-        if (verbose())
-            fprintf(stderr, "mcio: collective %s left to the MPI library%s%s\n",
-                    c->write ? "write" : "read", why ? ": " : " (another rank cannot serve it)",
-                    why ? why : "");
-        pieces_free(&p);
-        mcio_flat_release(mt);
-        in_layer = 0;
-        return 0;
-    }
-    int st = c->write ? mcio_writev_at_all(f->mf, p.n, p.off, p.len, (const void *const *)p.addr)
-                      : mcio_readv_at_all(f->mf, p.n, p.off, p.len, p.addr);
-    pieces_free(&p);
-    mcio_flat_release(mt);
-    *rc = MPI_SUCCESS;
-    if (st != MCIO_SUCCESS) {
-        *rc = raise_error(c->fh, st, mcio_error_message());
-        if (c->form == MCIO_FORM_NONBLOCKING)
-            *c->request = MPI_REQUEST_NULL;
-        in_layer = 0;
-        return 1;
-    }
-    /* The individual pointer moves past the data requested (ROMIO does the same at EOF). */
+    return NULL;
+}
+
+/* A call the layer took fails: the file's error handler, and no request left behind. */
+static int call_failed(const mcio_pmpi_call *c, int st, const char *msg)
+{
+    int rc = raise_error(c->fh, st, msg);
+    if (c->form == MCIO_FORM_NONBLOCKING && c->request)
+        *c->request = MPI_REQUEST_NULL;
+    return rc;
+}
+
+/*
+ * What MPI says after a served call of done bytes: the individual pointer moved past the data
+ * requested (ROMIO does the same at EOF), the status, the split collective's state, or a
+ * generalized request completed at once (the data has moved already).
+ */
+static int call_served(const mcio_pmpi_call *c, pmpi_file *f, int64_t pos, int64_t nbytes,
+                       int64_t done)
+{
     if (!c->at)
         PMPI_File_seek(c->fh, pos + nbytes / f->etype_size, MPI_SEEK_SET);
     if (c->form == MCIO_FORM_BLOCKING && c->status != MPI_STATUS_IGNORE)
@@ -538,19 +509,60 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
         f->split = 1;
         f->split_bytes = done;
     }
-    if (c->form == MCIO_FORM_NONBLOCKING) {
-        grequest_state *g = malloc(sizeof *g);
-        if (!g) {
-            *rc = raise_error(c->fh, MCIO_ERR_NOMEM, "out of memory for a request");
-            *c->request = MPI_REQUEST_NULL;
-        } else {
-            g->bytes = done;
-            PMPI_Grequest_start(gq_query, gq_free, gq_cancel, g, c->request);
-            PMPI_Grequest_complete(*c->request); /* the data has moved already */
-        }
+    if (c->form != MCIO_FORM_NONBLOCKING)
+        return MPI_SUCCESS;
+    grequest_state *g = malloc(sizeof *g);
+    if (!g)
+        return call_failed(c, MCIO_ERR_NOMEM, "out of memory for a request");
+    g->bytes = done;
+    PMPI_Grequest_start(gq_query, gq_free, gq_cancel, g, c->request);
+    PMPI_Grequest_complete(*c->request);
+    return MPI_SUCCESS;
+}
+
+int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
+{
+    if (!active())
+        return 0;
+    pmpi_file *f = lookup(c->fh);
+    if (!f || !f->enabled || (c->form == MCIO_FORM_BEGIN && f->split))
+        return 0;
+    in_layer = 1;
+    /* An invalid count or type is the MPI library's to report (through the file's handler). */
+    mcio_flat *mt = c->count >= 0 && c->type != MPI_DATATYPE_NULL ? mcio_flat_get(c->type) : NULL;
+    int64_t nbytes = mt ? (int64_t)c->count * mt->size : 0;
+    int64_t pos, eof, done = 0;
+    const char *why = why_not_served(c, f, mt, nbytes, &pos, &eof);
+    pieces p = {0};
+    if (!why && build_pieces(f, mt, c->buf, pos * f->etype_size, nbytes, eof, &p, &done) != 0)
+        why = "out of memory for the extent list";
+    /* One agreement: can every rank serve the call, and has any rank hints pending. */
+    int mine[2] = {why == NULL, f->pending != MPI_INFO_NULL ? -1 : 0}, agreed[2];
+    PMPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MIN, f->comm);
+    int served = 1, st = MCIO_SUCCESS;
+    if (agreed[1] < 0) {
+        st = mcio_file_set_hints(f->mf, f->pending); /* collective; agreed inside */
+        if (f->pending != MPI_INFO_NULL)
+            PMPI_Info_free(&f->pending);
     }
+    if (st != MCIO_SUCCESS) {
+        *rc = call_failed(c, st, mcio_error_message());
+    } else if (!agreed[0]) {
+        if (verbose())
+            fprintf(stderr, "mcio: collective %s left to the MPI library%s%s\n",
+                    c->write ? "write" : "read", why ? ": " : " (another rank cannot serve it)",
+                    why ? why : "");
+        served = 0;
+    } else {
+        st = c->write ? mcio_writev_at_all(f->mf, p.n, p.off, p.len, (const void *const *)p.addr)
+                      : mcio_readv_at_all(f->mf, p.n, p.off, p.len, p.addr);
+        *rc = st != MCIO_SUCCESS ? call_failed(c, st, mcio_error_message())
+                                 : call_served(c, f, pos, nbytes, done);
+    }
+    pieces_free(&p);
+    mcio_flat_release(mt);
     in_layer = 0;
-    return 1;
+    return served;
 }
 
 int mcio_pmpi_split_end(MPI_File fh, MPI_Status *status, int *rc)

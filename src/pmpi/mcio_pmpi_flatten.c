@@ -200,43 +200,30 @@ static int is_named(MPI_Datatype t)
     return comb == MPI_COMBINER_NAMED;
 }
 
-/* The blocks of one instance of t at displacement 0, appended to out. */
-static int build(MPI_Datatype t, blist *out)
+/* A named (or Fortran-parameterized) type: one block, or MPI_SHORT_INT's two. */
+static void build_basic(MPI_Datatype t, blist *out)
 {
-    int ni, na, nt, comb;
-    if (PMPI_Type_get_envelope(t, &ni, &na, &nt, &comb) != MPI_SUCCESS) {
-        out->fail = 1;
-        return 0;
-    }
-    MPI_Count size;
+    MPI_Count size, tlb, text;
     PMPI_Type_size_x(t, &size);
-    if (comb == MPI_COMBINER_NAMED || comb == MPI_COMBINER_F90_REAL ||
-        comb == MPI_COMBINER_F90_COMPLEX || comb == MPI_COMBINER_F90_INTEGER) {
-        MPI_Count tlb, text;
-        PMPI_Type_get_true_extent_x(t, &tlb, &text);
-        if ((int64_t)size == (int64_t)text) {
-            put(out, tlb, size);
-        } else if (t == MPI_SHORT_INT) { /* struct {short; int;}: a hole after the short */
-            struct si {
-                short s;
-                int i;
-            };
-            put(out, 0, sizeof(short));
-            put(out, (int64_t)offsetof(struct si, i), sizeof(int));
-        } else {
-            out->fail = 1;
-        }
-        return !out->fail;
-    }
-    int *ints = malloc(((size_t)ni + 1) * sizeof *ints);
-    MPI_Aint *addrs = malloc(((size_t)na + 1) * sizeof *addrs);
-    MPI_Datatype *types = malloc(((size_t)nt + 1) * sizeof *types);
-    if (!ints || !addrs || !types) {
-        free(ints), free(addrs), free(types);
+    PMPI_Type_get_true_extent_x(t, &tlb, &text);
+    if ((int64_t)size == (int64_t)text) {
+        put(out, tlb, size);
+    } else if (t == MPI_SHORT_INT) { /* struct {short; int;}: a hole after the short */
+        struct si {
+            short s;
+            int i;
+        };
+        put(out, 0, sizeof(short));
+        put(out, (int64_t)offsetof(struct si, i), sizeof(int));
+    } else {
         out->fail = 1;
-        return 0;
     }
-    PMPI_Type_get_contents(t, ni, na, nt, ints, addrs, types);
+}
+
+/* A derived type from its constructor (comb) and MPI_Type_get_contents's arrays. */
+static void build_derived(int comb, const int *ints, const MPI_Aint *addrs,
+                          const MPI_Datatype *types, blist *out)
+{
     blist c;
     memset(&c, 0, sizeof c);
     switch (comb) {
@@ -303,6 +290,31 @@ static int build(MPI_Datatype t, blist *out)
     if (c.fail)
         out->fail = 1;
     blist_free(&c);
+}
+
+/* The blocks of one instance of t at displacement 0, appended to out. */
+static int build(MPI_Datatype t, blist *out)
+{
+    int ni, na, nt, comb;
+    if (PMPI_Type_get_envelope(t, &ni, &na, &nt, &comb) != MPI_SUCCESS) {
+        out->fail = 1;
+        return 0;
+    }
+    if (comb == MPI_COMBINER_NAMED || comb == MPI_COMBINER_F90_REAL ||
+        comb == MPI_COMBINER_F90_COMPLEX || comb == MPI_COMBINER_F90_INTEGER) {
+        build_basic(t, out);
+        return !out->fail;
+    }
+    int *ints = malloc(((size_t)ni + 1) * sizeof *ints);
+    MPI_Aint *addrs = malloc(((size_t)na + 1) * sizeof *addrs);
+    MPI_Datatype *types = malloc(((size_t)nt + 1) * sizeof *types);
+    if (!ints || !addrs || !types) {
+        free(ints), free(addrs), free(types);
+        out->fail = 1;
+        return 0;
+    }
+    PMPI_Type_get_contents(t, ni, na, nt, ints, addrs, types);
+    build_derived(comb, ints, addrs, types, out);
     for (int i = 0; i < nt; i++)
         if (!is_named(types[i]))
             PMPI_Type_free(&types[i]);

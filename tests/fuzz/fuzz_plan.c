@@ -2,7 +2,7 @@
  * Fuzz target: the planners (src/core/plan): a machine (1-16 ranks on 1-16 nodes, optional memory
  * per node), hints (strategy romio or memory, cb_nodes, cb_buffer_size, striping_unit,
  * romio_cb_*, mcio_nah, mcio_msgind, mcio_msggroup, mcio_memmin) and each rank's access
- * (first byte, end, bytes), all decoded from the input, planned by mcio_plan_make. Properties,
+ * (first byte, end, bytes), all decoded from the input, planned by mcio_planner_make. Properties,
  * for every plan that succeeds (a failure must be MCIO_ERR_ARG or MCIO_ERR_NOMEM, never a crash):
  *   - domains in file order and disjoint, each with one aggregator, no rank aggregating two;
  *   - every requested byte in exactly one domain's data region: each rank's [start, end) is
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 typedef struct reader {
     const uint8_t *p;
@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int limited = (int)take(&r, 1) % 2;
     for (int j = 0; j < nnodes; j++)
         node_mem[j] = (int64_t)take(&r, 3);
-    mcio_plan_params params = {0};
+    mcio_planner_params params = {0};
     params.buffer_size = 1 + (int64_t)take(&r, 3);
     params.cb_nodes = (int)(take(&r, 1) % 20);
     static const int64_t stripes[] = {0, 0, 1, 3, 64, 100, 4096, 65536};
@@ -95,11 +95,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const mcio_planner *pl = mcio_planner_find(memory ? "memory" : "romio");
     if (!pl)
         FAIL("no planner");
-    independent = mcio_plan_is_independent(pl, nprocs, sum, params);
+    independent = mcio_planner_is_independent(pl, nprocs, sum, params);
     if (memory && !independent)
-        st = mcio_plan_memory(&topo, sum, params, &p, &d); /* with its detail: fallbacks */
+        st = mcio_planner_memory(&topo, sum, params, &p, &d); /* with its detail: fallbacks */
     else
-        st = mcio_plan_make(pl, &topo, sum, params, &p);
+        st = mcio_planner_make(pl, &topo, sum, params, &p);
     if (st != MCIO_SUCCESS) {
         if (st != MCIO_ERR_ARG && st != MCIO_ERR_NOMEM)
             FAIL("status %d", st);

@@ -344,12 +344,42 @@ static void assert_outcome(const outcome *o, const char *op, int want_fail)
     CHECKF(o->close_agree, "ranks disagree on close");
 }
 
+/* The opening of every fault scenario: o cleared, the file opened (created) on every rank.
+ * 0 when a rank could not open it (counted as a failed check). Collective. */
+static int scenario_open(gfile *g, outcome *o)
+{
+    *o = (outcome){.failed_call = -1, .close_st = -1};
+    CHECKF(g_open(g, opt.file, MPI_MODE_CREATE | MPI_MODE_RDWR) == 0, "open %s: %s", opt.file,
+           last_msg);
+    return !any_failed();
+}
+
+/* The handle closed; the outcome notes close's status and whether the ranks agree on it. */
+static void scenario_close(gfile *g, outcome *o)
+{
+    g_close(g);
+    o->close_st = last_st;
+    o->close_agree = agreed();
+}
+
+/* Collective call c, all ranks starting together: this rank's start and end times, and the
+ * slowest rank's duration. */
+static double timed_io(gfile *g, int c, int write, uint8_t *buf, double *t0, double *t1)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    *t0 = now();
+    g_io(g, c, write, buf);
+    *t1 = now();
+    double d = *t1 - *t0;
+    MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return d;
+}
+
 static void scenario_write_kill(int restart_between)
 {
-    outcome o = {.failed_call = -1, .close_st = -1};
+    outcome o;
     gfile g;
-    CHECKF(g_open(&g, opt.file, MPI_MODE_CREATE | MPI_MODE_RDWR) == 0, "open %s: %s", opt.file, last_msg);
-    if (any_failed())
+    if (!scenario_open(&g, &o))
         return;
     int c, ok_calls = 0;
     double d0 = 0;
@@ -367,12 +397,8 @@ static void scenario_write_kill(int restart_between)
             CHECKF(rc == 0, "kill of brick pid %d failed", opt.brick_pid);
             CHECKF(restart_bricks() == 0, "restart of the bricks failed");
         }
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = now();
-        g_io(&g, c, 1, buf);
-        double t1 = now(), d = t1 - t0;
+        double t0, t1, d = timed_io(&g, c, 1, buf, &t0, &t1);
         free(buf);
-        MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (c == 0)
             d0 = d;
         if (any_failed()) {
@@ -399,9 +425,7 @@ static void scenario_write_kill(int restart_between)
     o.next_call_ok = all;
     free(w);
     free(r);
-    g_close(&g);
-    o.close_st = last_st;
-    o.close_agree = agreed();
+    scenario_close(&g, &o);
     o.new_file_ok = new_file_works();
     report(&o);
     if (restart_between) {
@@ -417,10 +441,9 @@ static void scenario_write_kill(int restart_between)
 
 static void scenario_read_kill(void)
 {
-    outcome o = {.failed_call = -1, .close_st = -1};
+    outcome o;
     gfile g;
-    CHECKF(g_open(&g, opt.file, MPI_MODE_CREATE | MPI_MODE_RDWR) == 0, "open %s: %s", opt.file, last_msg);
-    if (any_failed())
+    if (!scenario_open(&g, &o))
         return;
     int64_t n = opt.blocks * opt.block;
     for (int c = 0; c < opt.calls; c++) {
@@ -455,11 +478,7 @@ static void scenario_read_kill(void)
         if (c == 1)
             start_killer(d0 / 3 > 0.005 ? d0 / 3 : 0.005);
         memset(r, 0, (size_t)n);
-        MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = now();
-        g_io(&g, c % opt.calls, 0, r);
-        double t1 = now(), d = t1 - t0;
-        MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        double t0, t1, d = timed_io(&g, c % opt.calls, 0, r, &t0, &t1);
         if (c == 0)
             d0 = d;
         if (any_failed()) {
@@ -489,9 +508,7 @@ static void scenario_read_kill(void)
     }
     o.next_call_ok = ok;
     free(r);
-    g_close(&g);
-    o.close_st = last_st;
-    o.close_agree = agreed();
+    scenario_close(&g, &o);
     o.new_file_ok = new_file_works();
     report(&o);
     if (!opt.use_mpi)
@@ -502,10 +519,9 @@ static void scenario_read_kill(void)
 
 static void scenario_fill(void)
 {
-    outcome o = {.failed_call = -1, .close_st = -1};
+    outcome o;
     gfile g;
-    CHECKF(g_open(&g, opt.file, MPI_MODE_CREATE | MPI_MODE_RDWR) == 0, "open %s: %s", opt.file, last_msg);
-    if (any_failed())
+    if (!scenario_open(&g, &o))
         return;
     int c, ok_calls = 0;
     for (c = 0; c < opt.calls; c++) {
@@ -520,9 +536,7 @@ static void scenario_fill(void)
         }
         ok_calls = c + 1;
     }
-    g_close(&g);
-    o.close_st = last_st;
-    o.close_agree = agreed();
+    scenario_close(&g, &o);
     o.ok_calls_verified = verify_regions(opt.file, ok_calls, 1);
     /* Free the space (a full brick may refuse the unlink for a moment), then the volume is
      * healthy: the next call is a new file on it. */

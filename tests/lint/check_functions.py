@@ -8,9 +8,6 @@ with the ast module. A function may be longer when a comment inside it (or just 
 contains "long function:" followed by the reason.
 
 Usage: check_functions.py <source root> [limit]
-Exceptions, for this session only, listed as known below and reported, not failed, until
-they are split by their owners: src/pmpi's two (the drop-in's rework, issue 22, owns src/pmpi)
-and the main of tools/mcio-layouts.c (the random-layout tool, issue 23, merged just now).
 """
 import ast
 import pathlib
@@ -19,8 +16,6 @@ import sys
 
 root = pathlib.Path(sys.argv[1])
 limit = int(sys.argv[2]) if len(sys.argv) > 2 else 100
-KNOWN = {("src/pmpi/mcio_pmpi.c", "mcio_pmpi_collective"), ("src/pmpi/mcio_pmpi_flatten.c", "build"),
-         ("tools/mcio-layouts.c", "main")}
 REASON = re.compile(r"long function:\s*\S")
 
 
@@ -57,7 +52,6 @@ def py_functions(text, rel):
 
 
 status = 0
-known_seen = []
 for top in ("src", "tools"):
     for path in sorted((root / top).rglob("*")):
         rel = path.relative_to(root).as_posix()
@@ -74,14 +68,9 @@ for top in ("src", "tools"):
                 print(f"{rel}:{line}: {name[1:-1]}")
                 status = 1
                 continue
-            if (rel, name) in KNOWN:
-                known_seen.append(f"{rel}:{line}: {name}, {n} lines (known, left to its owner)")
-                continue
             print(f"{rel}:{line}: {name} is {n} lines, more than {limit}: split it into named steps, "
                   f"or say why in a 'long function: <why>' comment")
             status = 1
-for k in known_seen:
-    print(k)
 if status == 0:
-    print(f"src/, tools/: no function longer than {limit} lines but the known ones above")
+    print(f"src/, tools/: no function longer than {limit} lines")
 sys.exit(status)

@@ -135,11 +135,11 @@ static void scenario(const char *topo_path, int placement, int rule, int via_env
         CHECKF(mcio_network_parse(mesh_text, "mesh", &net, why) == 0, "%s", why);
         mcio_topology topo = {.nprocs = n, .nnodes = nnodes, .node_of_rank = node,
                               .socket_of_rank = sock, .sockets_per_node = sockets, .net = &net};
-        mcio_plan_params params = {.buffer_size = 2000, .cb_nodes = cb_nodes, .stripe = 0,
+        mcio_planner_params params = {.buffer_size = 2000, .cb_nodes = cb_nodes, .stripe = 0,
                                    .cb = MCIO_CB_ENABLE, .placement = placement,
                                    .socket_rule = rule};
         mcio_fdplan plan;
-        if (CHECK_OK(mcio_plan_make(mcio_planner_find("romio"), &topo, sum, params, &plan)) ==
+        if (CHECK_OK(mcio_planner_make(mcio_planner_find("romio"), &topo, sum, params, &plan)) ==
             MCIO_SUCCESS) {
             CHECKF(s.aggregators == plan.ndomains, "%d aggregators, the planner has %d",
                    s.aggregators, plan.ndomains);

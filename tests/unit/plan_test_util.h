@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 namespace mcio_test {
 

@@ -1,6 +1,6 @@
 /*
- * mcio_plan_choose_aggregators: which ranks aggregate, for node layouts and cb_nodes values.
- * Definition (mcio_plan.h, docs/hints.md): cb_nodes aggregators (one per node when 0, capped at
+ * mcio_planner_choose_aggregators: which ranks aggregate, for node layouts and cb_nodes values.
+ * Definition (mcio_planner.h, docs/hints.md): cb_nodes aggregators (one per node when 0, capped at
  * nprocs). At most one per node: nodes floor(i * nnodes / want), i = 0..want-1, each giving its
  * first rank. More than the nodes: dealt round-robin over the nodes that have ranks left, and on
  * a node with c aggregators and s ranks, its ranks of local index floor(i * s / c) aggregate.
@@ -78,8 +78,8 @@ TEST_P(ChooseAggregators, Exact)
     const AggCase &c = GetParam();
     int nprocs = (int)c.node_of_rank.size();
     std::vector<int> aggs(nprocs + 1, -1);
-    int n = mcio_plan_choose_aggregators(nprocs, c.node_of_rank.data(), c.nnodes, c.cb_nodes,
-                                         aggs.data());
+    int n = mcio_planner_choose_aggregators(nprocs, c.node_of_rank.data(), c.nnodes, c.cb_nodes,
+                                            aggs.data());
     ASSERT_GE(n, 0);
     ASSERT_LE(n, nprocs);
     EXPECT_EQ(aggs[nprocs], -1) << "wrote past nprocs entries";

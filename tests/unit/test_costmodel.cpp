@@ -13,7 +13,7 @@
 
 #include "mcio_costmodel.h"
 #include "mcio_hints.h"
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 namespace {
 
@@ -37,7 +37,7 @@ struct Job {
                              .node_mem = mem.empty() ? nullptr : mem.data(),
                              .rank_extents = ext.data()};
         mcio_hints h = mcio_hints_default(); /* 16 MiB buffers, automatic, Nah 4, ... */
-        mcio_plan_params p = mcio_hints_plan_params(&h, write);
+        mcio_planner_params p = mcio_hints_planner_params(&h, write);
         in = mcio_cost_inputs{.topo = &topo, .sum = sum.data(), .write = write, .params = p,
                               .depth = 1, .subbuffer = MiB, .unit = 4096, .fixed = 0,
                               .cost = &cost};

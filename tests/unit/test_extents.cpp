@@ -1,7 +1,7 @@
 /*
  * mcio_extents_normalize and mcio_extents_summary: validation, sorting, dropping empty extents,
  * merging what is adjacent in both file and memory, overlap rules for writes and reads.
- * Expected values worked out by hand from the definitions in mcio_plan.h.
+ * Expected values worked out by hand from the definitions in mcio_planner.h.
  */
 #include <gtest/gtest.h>
 

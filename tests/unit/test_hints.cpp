@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "mcio_placement.h"
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 extern "C" {
 #include "mcio_hints.h" /* has no extern "C" of its own */
 }
@@ -70,14 +70,14 @@ TEST(Hints, PlanParams)
     h.cb_read = MCIO_CB_DISABLE;
     h.placement = MCIO_PLACE_LONGEST;
     h.socket_rule = MCIO_SOCKET_DISTRIBUTED;
-    mcio_plan_params p = mcio_hints_plan_params(&h, 1);
+    mcio_planner_params p = mcio_hints_planner_params(&h, 1);
     EXPECT_EQ(p.placement, MCIO_PLACE_LONGEST);
     EXPECT_EQ(p.socket_rule, MCIO_SOCKET_DISTRIBUTED);
     EXPECT_EQ(p.buffer_size, 4096);
     EXPECT_EQ(p.cb_nodes, 3);
     EXPECT_EQ(p.stripe, 1 << 20);
     EXPECT_EQ(p.cb, MCIO_CB_ENABLE);
-    EXPECT_EQ(mcio_hints_plan_params(&h, 0).cb, MCIO_CB_DISABLE);
+    EXPECT_EQ(mcio_hints_planner_params(&h, 0).cb, MCIO_CB_DISABLE);
     EXPECT_EQ(p.nah, 4);
     EXPECT_EQ(p.msgind, 32 * 1024 * 1024);
     EXPECT_EQ(p.msggroup, int64_t(1) << 30);

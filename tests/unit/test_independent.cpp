@@ -1,6 +1,6 @@
 /*
  * The independent plan (src/core/plan/independent.c) and the choice between it and a strategy
- * (mcio_plan_make): exact domains for small layouts, and the interleaving test on its edges.
+ * (mcio_planner_make): exact domains for small layouts, and the interleaving test on its edges.
  */
 #include "plan_test_util.h"
 
@@ -24,9 +24,9 @@ struct Topo {
     }
 };
 
-mcio_plan_params params_of(int64_t buffer, int cb, int64_t stripe = 0)
+mcio_planner_params params_of(int64_t buffer, int cb, int64_t stripe = 0)
 {
-    mcio_plan_params p{};
+    mcio_planner_params p{};
     p.buffer_size = buffer;
     p.cb_nodes = 0;
     p.stripe = stripe;
@@ -38,19 +38,19 @@ TEST(Interleaved, Cases)
 {
     /* {start, end, bytes}; bytes 0 means the rank takes no part. */
     std::vector<mcio_summary> apart = {{0, 100, 100}, {100, 200, 50}, {300, 400, 100}};
-    EXPECT_EQ(mcio_plan_interleaved(3, apart.data()), 0) << "touching regions do not interleave";
+    EXPECT_EQ(mcio_planner_interleaved(3, apart.data()), 0) << "touching regions do not interleave";
     std::vector<mcio_summary> overlap = {{0, 101, 100}, {100, 200, 50}};
-    EXPECT_EQ(mcio_plan_interleaved(2, overlap.data()), 1);
+    EXPECT_EQ(mcio_planner_interleaved(2, overlap.data()), 1);
     std::vector<mcio_summary> unsorted = {{300, 400, 100}, {0, 100, 100}, {100, 300, 10}};
-    EXPECT_EQ(mcio_plan_interleaved(3, unsorted.data()), 0);
+    EXPECT_EQ(mcio_planner_interleaved(3, unsorted.data()), 0);
     std::vector<mcio_summary> nested = {{0, 1000, 20}, {400, 500, 100}};
-    EXPECT_EQ(mcio_plan_interleaved(2, nested.data()), 1) << "a region inside another";
+    EXPECT_EQ(mcio_planner_interleaved(2, nested.data()), 1) << "a region inside another";
     std::vector<mcio_summary> same_start = {{50, 60, 10}, {50, 70, 20}};
-    EXPECT_EQ(mcio_plan_interleaved(2, same_start.data()), 1);
+    EXPECT_EQ(mcio_planner_interleaved(2, same_start.data()), 1);
     /* An empty rank's (meaningless) region never counts. */
     std::vector<mcio_summary> empty = {{0, 100, 100}, {0, 0, 0}, {50, 70, 0}, {100, 200, 100}};
-    EXPECT_EQ(mcio_plan_interleaved(4, empty.data()), 0);
-    EXPECT_EQ(mcio_plan_interleaved(0, nullptr), 0);
+    EXPECT_EQ(mcio_planner_interleaved(4, empty.data()), 0);
+    EXPECT_EQ(mcio_planner_interleaved(0, nullptr), 0);
 }
 
 TEST(Independent, EachRankItsOwnDomainInFileOrder)
@@ -58,7 +58,7 @@ TEST(Independent, EachRankItsOwnDomainInFileOrder)
     /* Ranks out of file order, one without data, a hole inside rank 0's region. */
     std::vector<mcio_summary> sum = {{500, 800, 200}, {0, 0, 0}, {0, 250, 250}, {250, 500, 250}};
     Plan P;
-    ASSERT_EQ(mcio_plan_independent(4, sum.data(), params_of(100, MCIO_CB_AUTOMATIC, 64), &P.p),
+    ASSERT_EQ(mcio_planner_independent(4, sum.data(), params_of(100, MCIO_CB_AUTOMATIC, 64), &P.p),
               MCIO_SUCCESS);
     /* No stripe alignment: each domain is exactly its rank's region. */
     std::vector<Domain> want = {{2, 0, 250, 0, 250, 100, 3},
@@ -73,7 +73,7 @@ TEST(Independent, NobodyHasData)
 {
     std::vector<mcio_summary> sum = {{0, 0, 0}, {0, 0, 0}};
     Plan P;
-    ASSERT_EQ(mcio_plan_independent(2, sum.data(), params_of(100, MCIO_CB_AUTOMATIC), &P.p),
+    ASSERT_EQ(mcio_planner_independent(2, sum.data(), params_of(100, MCIO_CB_AUTOMATIC), &P.p),
               MCIO_SUCCESS);
     EXPECT_EQ(P.p.ndomains, 0);
     EXPECT_EQ(P.p.max_rounds, 0);
@@ -85,7 +85,7 @@ TEST(Own, EachRankWithDataItsOwnSpanInRankOrder)
 {
     std::vector<mcio_summary> sum = {{500, 800, 200}, {0, 0, 0}, {0, 250, 250}, {250, 500, 250}};
     Plan P;
-    ASSERT_EQ(mcio_plan_own(4, sum.data(), &P.p), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_planner_own(4, sum.data(), &P.p), MCIO_SUCCESS);
     ASSERT_EQ(P.p.ndomains, 3);
     const int ranks[] = {0, 2, 3};
     const int64_t starts[] = {500, 0, 250}, ends[] = {800, 250, 500};
@@ -103,11 +103,11 @@ TEST(Own, NobodyHasData)
 {
     std::vector<mcio_summary> sum = {{0, 0, 0}, {0, 0, 0}};
     Plan P;
-    ASSERT_EQ(mcio_plan_own(2, sum.data(), &P.p), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_planner_own(2, sum.data(), &P.p), MCIO_SUCCESS);
     EXPECT_EQ(P.p.ndomains, 0);
 }
 
-/* mcio_plan_make: the strategy when accesses interleave or cb is enabled, else independent. */
+/* mcio_planner_make: the strategy when accesses interleave or cb is enabled, else independent. */
 TEST(PlanMake, ChoosesByInterleavingAndHint)
 {
     Topo topo(4, 2);
@@ -119,7 +119,7 @@ TEST(PlanMake, ChoosesByInterleavingAndHint)
                                        {30, 340, 100}};
     for (int cb : {MCIO_CB_AUTOMATIC, MCIO_CB_DISABLE}) {
         Plan P;
-        ASSERT_EQ(mcio_plan_make(romio, &topo.t, apart.data(), params_of(1000, cb), &P.p),
+        ASSERT_EQ(mcio_planner_make(romio, &topo.t, apart.data(), params_of(1000, cb), &P.p),
                   MCIO_SUCCESS);
         std::vector<Domain> want = {{0, 0, 100, 0, 100, 1000, 1},
                                     {1, 100, 200, 100, 200, 1000, 1},
@@ -128,13 +128,14 @@ TEST(PlanMake, ChoosesByInterleavingAndHint)
         EXPECT_EQ(mcio_test::domains_of(P.p), want) << "cb " << cb;
     }
     Plan E;
-    ASSERT_EQ(mcio_plan_make(romio, &topo.t, apart.data(), params_of(1000, MCIO_CB_ENABLE), &E.p),
-              MCIO_SUCCESS);
+    ASSERT_EQ(
+        mcio_planner_make(romio, &topo.t, apart.data(), params_of(1000, MCIO_CB_ENABLE), &E.p),
+        MCIO_SUCCESS);
     std::vector<Domain> want_enable = {{0, 0, 200, 0, 200, 1000, 1},
                                        {2, 200, 400, 200, 400, 1000, 1}};
     EXPECT_EQ(mcio_test::domains_of(E.p), want_enable);
     Plan I;
-    ASSERT_EQ(mcio_plan_make(romio, &topo.t, inter.data(), params_of(1000, MCIO_CB_AUTOMATIC), &I.p),
+    ASSERT_EQ(mcio_planner_make(romio, &topo.t, inter.data(), params_of(1000, MCIO_CB_AUTOMATIC), &I.p),
               MCIO_SUCCESS);
     std::vector<Domain> want_inter = {{0, 0, 170, 0, 170, 1000, 1},
                                       {2, 170, 340, 170, 340, 1000, 1}};

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 namespace {
 
@@ -38,9 +38,9 @@ Case ior(int64_t mem)
     return c;
 }
 
-mcio_plan_params params()
+mcio_planner_params params()
 {
-    mcio_plan_params p{};
+    mcio_planner_params p{};
     p.buffer_size = 128 * MiB;
     p.cb = MCIO_CB_AUTOMATIC;
     p.nah = 4;
@@ -67,8 +67,8 @@ TEST(MemModel, AutoKeepsTheRomioPlanWhenItFits)
     Case c = ior(20000 * MiB);
     mcio_topology t = c.topo();
     mcio_fdplan a, r;
-    ASSERT_EQ(mcio_plan_auto(&t, c.sum.data(), params(), &a), MCIO_SUCCESS);
-    ASSERT_EQ(mcio_plan_make(mcio_planner_find("romio"), &t, c.sum.data(), params(), &r),
+    ASSERT_EQ(mcio_planner_auto(&t, c.sum.data(), params(), &a), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_planner_make(mcio_planner_find("romio"), &t, c.sum.data(), params(), &r),
               MCIO_SUCCESS);
     EXPECT_TRUE(same(a, r));
     EXPECT_EQ(a.memory_conscious, 0);
@@ -83,7 +83,7 @@ TEST(MemModel, AutoPlansWithinTheUsableMemoryWhenShort)
         Case c = ior(mem);
         mcio_topology t = c.topo();
         mcio_fdplan a;
-        ASSERT_EQ(mcio_plan_auto(&t, c.sum.data(), params(), &a), MCIO_SUCCESS) << mem;
+        ASSERT_EQ(mcio_planner_auto(&t, c.sum.data(), params(), &a), MCIO_SUCCESS) << mem;
         EXPECT_EQ(a.memory_conscious, 1) << mem;
         std::vector<mcio_memmodel_node> m(1);
         ASSERT_EQ(mcio_memmodel(&t, c.sum.data(), &a, nullptr, 0, m.data()), MCIO_SUCCESS);
@@ -103,7 +103,7 @@ TEST(MemModel, CountsBuffersSubBuffersAndMetadata)
     Case c = ior(20000 * MiB);
     mcio_topology t = c.topo();
     mcio_fdplan r;
-    ASSERT_EQ(mcio_plan_make(mcio_planner_find("romio"), &t, c.sum.data(), params(), &r),
+    ASSERT_EQ(mcio_planner_make(mcio_planner_find("romio"), &t, c.sum.data(), params(), &r),
               MCIO_SUCCESS);
     std::vector<mcio_memmodel_node> m(1);
     ASSERT_EQ(mcio_memmodel(&t, c.sum.data(), &r, nullptr, 0, m.data()), MCIO_SUCCESS);
@@ -129,7 +129,7 @@ TEST(MemModel, CountsBuffersSubBuffersAndMetadata)
 
 TEST(MemModel, UsableLeavesTheMargin)
 {
-    mcio_plan_params p = params();
+    mcio_planner_params p = params();
     EXPECT_EQ(mcio_memmodel_usable(1000, p), 900);
     EXPECT_EQ(mcio_memmodel_usable(INT64_MAX, p), INT64_MAX);
     p.memory_margin = 0;

@@ -82,9 +82,9 @@ std::vector<mcio_summary> dense(const std::vector<std::pair<int64_t, int64_t>> &
     return s;
 }
 
-mcio_plan_params params(int nah, int64_t msgind, int64_t msggroup, int64_t memmin)
+mcio_planner_params params(int nah, int64_t msgind, int64_t msggroup, int64_t memmin)
 {
-    mcio_plan_params p{};
+    mcio_planner_params p{};
     p.buffer_size = 1 << 20; /* unused by the memory strategy */
     p.nah = nah;
     p.msgind = msgind;
@@ -151,7 +151,7 @@ TEST_P(MemoryGroups, Division)
     for (int r = 0; r < 9; r++)
         s.push_back(mcio_summary{10 * r, 10 * r + 10, 10});
     mcio_aggr_groups g;
-    ASSERT_EQ(mcio_memory_groups(9, s.data(), c.node_of_rank.data(), 3, c.msggroup, &g),
+    ASSERT_EQ(mcio_memplan_groups(9, s.data(), c.node_of_rank.data(), 3, c.msggroup, &g),
               MCIO_SUCCESS);
     std::vector<Region> got;
     for (int i = 0; i < g.n; i++)
@@ -171,7 +171,7 @@ TEST(MemoryGroups, RanksWithoutDataAndNodesWithoutDataAreIgnored)
     std::vector<mcio_summary> s = {{0, 10, 10}, {999, 5, 0}, {100, 120, 20}};
     std::vector<int> node = {0, 1, 2};
     mcio_aggr_groups g;
-    ASSERT_EQ(mcio_memory_groups(3, s.data(), node.data(), 3, 5, &g), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_memplan_groups(3, s.data(), node.data(), 3, 5, &g), MCIO_SUCCESS);
     ASSERT_EQ(g.n, 2);
     EXPECT_EQ(Region({g.start[0], g.end[0], g.bytes[0]}), Region({0, 10, 10}));
     EXPECT_EQ(Region({g.start[1], g.end[1], g.bytes[1]}), Region({100, 120, 20}));
@@ -202,7 +202,7 @@ void build_tree(const std::vector<std::pair<int64_t, int64_t>> &spans, int64_t m
     mcio_reqmap m;
     mcio_aggr_groups g;
     ASSERT_EQ(mcio_reqmap_build((int)s.size(), s.data(), &m), MCIO_SUCCESS);
-    ASSERT_EQ(mcio_memory_groups((int)s.size(), s.data(), node.data(), 1, 1 << 30, &g),
+    ASSERT_EQ(mcio_memplan_groups((int)s.size(), s.data(), node.data(), 1, 1 << 30, &g),
               MCIO_SUCCESS);
     ASSERT_EQ(mcio_ptree_build(&m, &g, msgind, 0, &T.t), MCIO_SUCCESS);
     mcio_reqmap_free(&m);
@@ -325,7 +325,7 @@ struct PlanCase {
     std::vector<std::pair<int64_t, int64_t>> spans; /* dense ranks */
     std::vector<int> node_of_rank;
     std::vector<int64_t> node_mem; /* empty: no limit */
-    mcio_plan_params params;
+    mcio_planner_params params;
     std::vector<Domain> domains;
     int remerges, fallbacks;
     std::vector<int64_t> node_used;
@@ -434,7 +434,7 @@ TEST_P(MemoryPlans, Exact)
     topo.node_mem = c.node_mem.empty() ? nullptr : c.node_mem.data();
     Plan P;
     Memplan M;
-    ASSERT_EQ(mcio_plan_memory(&topo, s.data(), c.params, &P.p, &M.d), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_planner_memory(&topo, s.data(), c.params, &P.p, &M.d), MCIO_SUCCESS);
     EXPECT_EQ(domains_of(P.p), c.domains);
     EXPECT_EQ(M.d.remerges, c.remerges);
     EXPECT_EQ(P.p.fallbacks, c.fallbacks);
@@ -442,7 +442,7 @@ TEST_P(MemoryPlans, Exact)
     EXPECT_EQ(used, c.node_used);
     /* The same plan without the detail. */
     Plan Q;
-    ASSERT_EQ(mcio_plan_memory(&topo, s.data(), c.params, &Q.p, nullptr), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_planner_memory(&topo, s.data(), c.params, &Q.p, nullptr), MCIO_SUCCESS);
     EXPECT_EQ(domains_of(Q.p), c.domains);
 }
 
@@ -486,7 +486,7 @@ TEST(MemoryPlans, RemergedDomainsAreReCutToEvenRounds)
     topo.node_mem = mem.data();
     Plan P;
     Memplan M;
-    ASSERT_EQ(mcio_plan_memory(&topo, s.data(), params(1, 4 * B, 1 << 30, B), &P.p, &M.d),
+    ASSERT_EQ(mcio_planner_memory(&topo, s.data(), params(1, 4 * B, 1 << 30, B), &P.p, &M.d),
               MCIO_SUCCESS);
     EXPECT_GT(M.d.remerges, 0);
     EXPECT_EQ(M.d.balanced, 1);
@@ -519,7 +519,7 @@ TEST(MemoryPlans, NobodyAccessesAnything)
     topo.nnodes = 2;
     topo.node_of_rank = node.data();
     Plan P;
-    ASSERT_EQ(mcio_plan_memory(&topo, s.data(), params(4, 20, 1 << 30, 0), &P.p, nullptr),
+    ASSERT_EQ(mcio_planner_memory(&topo, s.data(), params(4, 20, 1 << 30, 0), &P.p, nullptr),
               MCIO_SUCCESS);
     EXPECT_EQ(P.p.ndomains, 0);
     EXPECT_EQ(P.p.max_rounds, 0);

@@ -37,7 +37,7 @@ struct World {
     std::vector<int> node_of_rank;
     std::vector<int64_t> node_mem;
     bool limited = true;
-    mcio_plan_params params{};
+    mcio_planner_params params{};
     std::vector<std::vector<mcio_extent>> ext;
     std::vector<mcio_summary> sum;
     std::string describe;
@@ -152,7 +152,7 @@ void check_world(const World &w, int *remerged, int *fell_back_worlds, int *bala
     topo.node_mem = w.limited ? w.node_mem.data() : nullptr;
     Plan P;
     Memplan M;
-    ASSERT_EQ(mcio_plan_memory(&topo, w.sum.data(), w.params, &P.p, &M.d), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_planner_memory(&topo, w.sum.data(), w.params, &P.p, &M.d), MCIO_SUCCESS);
     const mcio_fdplan &p = P.p;
     const mcio_memplan &d = M.d;
     *remerged += d.remerges > 0;
@@ -277,7 +277,7 @@ void check_world(const World &w, int *remerged, int *fell_back_worlds, int *bala
 
     /* Deterministic. */
     Plan Q;
-    ASSERT_EQ(mcio_plan_memory(&topo, w.sum.data(), w.params, &Q.p, nullptr), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_planner_memory(&topo, w.sum.data(), w.params, &Q.p, nullptr), MCIO_SUCCESS);
     EXPECT_EQ(mcio_test::domains_of(Q.p), mcio_test::domains_of(p));
 }
 

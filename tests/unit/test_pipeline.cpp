@@ -140,12 +140,12 @@ TEST(Pipeline, SubBuffersOnStripesAndPiecesInside)
     for (int r = 0; r < n; r++) /* each rank a block of 100000 bytes, after a 300-byte header */
         sum.push_back({300 + r * 100000, 300 + (r + 1) * 100000, 100000});
     std::vector<int> node(n, 0);
-    mcio_plan_params params{};
+    mcio_planner_params params{};
     params.buffer_size = 50000;
     params.cb_nodes = 3;
     params.stripe = stripe;
     Plan pl;
-    ASSERT_EQ(mcio_plan_romio(n, sum.data(), node.data(), 1, params, &pl.p), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_planner_romio(n, sum.data(), node.data(), 1, params, &pl.p), MCIO_SUCCESS);
     std::vector<int> slots(pl.p.ndomains);
     ASSERT_EQ(mcio_fdplan_subdivide(&pl.p, 8192, 4, stripe, slots.data()), MCIO_SUCCESS);
     for (int d = 0; d < pl.p.ndomains; d++) {

@@ -432,21 +432,21 @@ TEST(Placement, RomioPlannerOnlyMovesAggregators)
     auto sum = blocks({10, 10, 10, 10});
     const mcio_planner *pl = mcio_planner_find("romio");
     ASSERT_NE(pl, nullptr);
-    mcio_plan_params base{.buffer_size = 8, .cb_nodes = 2, .stripe = 0, .cb = MCIO_CB_ENABLE,
+    mcio_planner_params base{.buffer_size = 8, .cb_nodes = 2, .stripe = 0, .cb = MCIO_CB_ENABLE,
                           .placement = MCIO_PLACE_SPREAD, .socket_rule = MCIO_SOCKET_NONE,
                           .nah = 0, .msgind = 0, .msggroup = 0, .memmin = 0, .memory_margin = 0};
     mcio_fdplan ref;
-    ASSERT_EQ(mcio_plan_make(pl, &t, sum.data(), base, &ref), 0);
+    ASSERT_EQ(mcio_planner_make(pl, &t, sum.data(), base, &ref), 0);
     ASSERT_EQ(ref.ndomains, 2);
     EXPECT_EQ(ref.agg_rank[0], 0);
     EXPECT_EQ(ref.agg_rank[1], 2);
     /* Rank 3 writes twice as much: topology on d1 prefers it (C1 of 2 is 20, of 3 is 10). */
     auto sum2 = blocks({10, 10, 10, 20});
-    mcio_plan_params topo = base;
+    mcio_planner_params topo = base;
     topo.placement = MCIO_PLACE_TOPOLOGY;
     mcio_fdplan ref2, got;
-    ASSERT_EQ(mcio_plan_make(pl, &t, sum2.data(), base, &ref2), 0);
-    ASSERT_EQ(mcio_plan_make(pl, &t, sum2.data(), topo, &got), 0);
+    ASSERT_EQ(mcio_planner_make(pl, &t, sum2.data(), base, &ref2), 0);
+    ASSERT_EQ(mcio_planner_make(pl, &t, sum2.data(), topo, &got), 0);
     ASSERT_EQ(got.ndomains, ref2.ndomains);
     for (int d = 0; d < got.ndomains; d++) {
         EXPECT_EQ(got.fd_start[d], ref2.fd_start[d]);

@@ -2,7 +2,7 @@
  * Property test of the whole planner: for random (seeded) machines, hints and extent lists,
  * the romio plan and the schedules built from it are consistent:
  *   - domains sorted, disjoint and covering [min start, max end), one distinct aggregator each;
- *   - windows, data regions, rounds, max_rounds and max_buffer as defined in mcio_plan.h;
+ *   - windows, data regions, rounds, max_rounds and max_buffer as defined in mcio_planner.h;
  *   - every accessed byte of every rank in exactly one domain's data region;
  *   - each rank's schedule cuts its extents into pieces inside one round of one domain, with
  *     memory displacements that map every byte back where it came from;
@@ -31,7 +31,7 @@ namespace {
 struct World {
     int nprocs = 0, nnodes = 0;
     std::vector<int> node_of_rank;
-    mcio_plan_params params{};
+    mcio_planner_params params{};
     bool write = false;
     std::vector<std::vector<mcio_extent>> ext; /* normalized, per rank */
     std::vector<mcio_summary> sum;
@@ -142,10 +142,10 @@ std::vector<std::pair<int64_t, int64_t>> interval_union(std::vector<std::pair<in
 
 void check_plan(const World &w, const mcio_fdplan &p)
 {
-    /* Aggregators: as chosen by mcio_plan_choose_aggregators, distinct. */
+    /* Aggregators: as chosen by mcio_planner_choose_aggregators, distinct. */
     std::vector<int> aggs(w.nprocs);
-    int naggs = mcio_plan_choose_aggregators(w.nprocs, w.node_of_rank.data(), w.nnodes,
-                                             w.params.cb_nodes, aggs.data());
+    int naggs = mcio_planner_choose_aggregators(w.nprocs, w.node_of_rank.data(), w.nnodes,
+                                                w.params.cb_nodes, aggs.data());
     int want_aggs = w.params.cb_nodes > 0 ? w.params.cb_nodes : w.nnodes;
     EXPECT_EQ(naggs, std::min(want_aggs, w.nprocs));
     ASSERT_EQ(p.ndomains, naggs);
@@ -255,8 +255,8 @@ void check_world(const World &w)
 {
     SCOPED_TRACE(w.describe);
     Plan P;
-    ASSERT_EQ(mcio_plan_romio(w.nprocs, w.sum.data(), w.node_of_rank.data(), w.nnodes, w.params,
-                              &P.p),
+    ASSERT_EQ(mcio_planner_romio(w.nprocs, w.sum.data(), w.node_of_rank.data(), w.nnodes, w.params,
+                                 &P.p),
               MCIO_SUCCESS);
     const mcio_fdplan &p = P.p;
     check_plan(w, p);

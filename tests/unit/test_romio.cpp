@@ -1,5 +1,5 @@
 /*
- * The romio strategy (mcio_plan_romio), mcio_fdplan_fill_rounds, mcio_fdplan_find and
+ * The romio strategy (mcio_planner_romio), mcio_fdplan_fill_rounds, mcio_fdplan_find and
  * mcio_fdplan_round. Every expected plan is worked out by hand from the definition:
  *   region      [lo, hi) = [min start, max end) over ranks with bytes > 0 ([0, 0) if none)
  *   fd_size     ceil((hi - lo) / naggs); domain i ends at lo + (i + 1) * fd_size (the last at hi),
@@ -247,13 +247,13 @@ TEST_P(Romio, ExactPlan)
 {
     const RomioCase &c = GetParam();
     ASSERT_EQ(c.node_of_rank.size(), c.sum.size());
-    mcio_plan_params params;
+    mcio_planner_params params;
     params.buffer_size = c.buffer;
     params.cb_nodes = c.cb_nodes;
     params.stripe = c.stripe;
     Plan P;
-    ASSERT_EQ(mcio_plan_romio((int)c.sum.size(), c.sum.data(), c.node_of_rank.data(), c.nnodes,
-                              params, &P.p),
+    ASSERT_EQ(mcio_planner_romio((int)c.sum.size(), c.sum.data(), c.node_of_rank.data(), c.nnodes,
+                                 params, &P.p),
               MCIO_SUCCESS);
     ASSERT_EQ(P.p.ndomains, (int)c.want.size());
     std::vector<Domain> got = mcio_test::domains_of(P.p);
@@ -280,7 +280,7 @@ TEST(Planners, EnumIndexesTheTable)
     EXPECT_EQ(mcio_planner_at(MCIO_STRATEGY_FIT + 1), nullptr);
 }
 
-/* The strategy table finds romio and plans exactly as mcio_plan_romio. */
+/* The strategy table finds romio and plans exactly as mcio_planner_romio. */
 TEST(Planners, RomioByName)
 {
     ASSERT_NE(mcio_planner_find("romio"), nullptr);
@@ -301,7 +301,7 @@ TEST(Planners, RomioByName)
     topo.node_of_rank = node_of_rank;
     topo.socket_of_rank = socket_of_rank;
     topo.sockets_per_node = 1;
-    mcio_plan_params params;
+    mcio_planner_params params;
     params.buffer_size = 150;
     params.cb_nodes = 0;
     params.stripe = 0;
@@ -323,12 +323,12 @@ TEST(RomioLimits, RoundCountBeyondIntIsRefusedOrCovers)
 {
     int node_of_rank[] = {0, 0};
     mcio_summary sum[] = {{0, 1, 1}, {INT64_C(1) << 32, (INT64_C(1) << 32) + 1, 1}};
-    mcio_plan_params params;
+    mcio_planner_params params;
     params.buffer_size = 1;
     params.cb_nodes = 0;
     params.stripe = 0;
     Plan P;
-    int st = mcio_plan_romio(2, sum, node_of_rank, 1, params, &P.p);
+    int st = mcio_planner_romio(2, sum, node_of_rank, 1, params, &P.p);
     if (st != MCIO_SUCCESS)
         return;
     ASSERT_EQ(P.p.ndomains, 1);
@@ -354,7 +354,7 @@ TEST(FillRounds, PresetWindowsAndStripe)
         P.p.window[d] = preset[d];
     }
     mcio_summary sum[] = {{10, 1500, 700}, {0, 0, 0}, {1200, 1300, 100}};
-    mcio_plan_params params;
+    mcio_planner_params params;
     params.buffer_size = 300;
     params.cb_nodes = 0;
     params.stripe = 64;
@@ -433,12 +433,12 @@ TEST(FdplanFind, OnRomioPlanWithEmptyDomains)
     /* The MoreAggregatorsThanBytes plan: [7, 8), [8, 9), [9, 10), [10, 10), [10, 10). */
     int node_of_rank[] = {0, 1, 2, 3, 4};
     mcio_summary sum[] = {{7, 10, 3}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-    mcio_plan_params params;
+    mcio_planner_params params;
     params.buffer_size = 4;
     params.cb_nodes = 0;
     params.stripe = 0;
     Plan P;
-    ASSERT_EQ(mcio_plan_romio(5, sum, node_of_rank, 5, params, &P.p), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_planner_romio(5, sum, node_of_rank, 5, params, &P.p), MCIO_SUCCESS);
     const FindCase cases[] = {{6, -1}, {7, 0}, {8, 1}, {9, 2}, {10, -1}, {11, -1}};
     for (const FindCase &c : cases)
         EXPECT_EQ(mcio_fdplan_find(&P.p, c.off), c.want) << "offset " << c.off;

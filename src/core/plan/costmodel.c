@@ -28,7 +28,7 @@
  * warmed by a previous call, the I/O thread's contention (mcio_io_thread stays the engine's
  * own run-time choice), and servers shared between nodes.
  *
- * Glossary (and mcio_plan.h):
+ * Glossary (and mcio_planner.h):
  *   candidate      one configuration: independent, or aggregated with a strategy, aggregators
  *                  per node, collective buffer size and pipeline depth
  *   headroom       a node's available memory (the paper's Memavl): topo->node_mem
@@ -301,7 +301,7 @@ int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
         return MCIO_SUCCESS;
     }
     const mcio_topology *topo = in->topo;
-    mcio_plan_params pp = in->params;
+    mcio_planner_params pp = in->params;
     pp.cb = MCIO_CB_ENABLE;
     pp.buffer_size = c->buffer;
     if (c->aggs_per_node > 0) {
@@ -313,7 +313,7 @@ int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
     mcio_fdplan fd = {0};
     int *slots = NULL;
     int st = c->strategy == MCIO_STRATEGY_MEMORY
-                 ? mcio_plan_auto(topo, in->sum, pp, &fd)
+                 ? mcio_planner_auto(topo, in->sum, pp, &fd)
                  : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, in->sum, pp, &fd);
     if (st != MCIO_SUCCESS)
         return st;
@@ -375,7 +375,7 @@ int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
     out->best.seconds = -1;
     int st = MCIO_SUCCESS;
     int cb_fixed = in->fixed & MCIO_COST_FIX_CB;
-    int interleaved = mcio_plan_interleaved(in->topo->nprocs, in->sum);
+    int interleaved = mcio_planner_interleaved(in->topo->nprocs, in->sum);
     /* The user's romio_cb_*: disable is independent only; enable is aggregated only;
      * automatic set explicitly is ROMIO's rule (independent when nothing interleaves). */
     int try_ind = !cb_fixed || in->params.cb == MCIO_CB_DISABLE ||

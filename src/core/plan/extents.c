@@ -1,12 +1,12 @@
 /*
  * Normalizing one rank's extent list: validate, sort by file offset, merge what is adjacent in
- * both file and memory. Pure (see mcio_plan.h for the glossary).
+ * both file and memory. Pure (see mcio_planner.h for the glossary).
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 static int cmp_extent(const void *a, const void *b)
 {

@@ -1,12 +1,12 @@
 /*
  * What every planning strategy shares once it has placed its file domains and aggregators:
  * the data region of each domain, its rounds and its collective buffer. Pure.
- * Glossary in mcio_plan.h.
+ * Glossary in mcio_planner.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 int mcio_fdplan_alloc(mcio_fdplan *plan, int n)
 {
@@ -129,7 +129,7 @@ int64_t mcio_fdplan_domain_rounds(const mcio_spans *spans, int64_t fs, int64_t f
 }
 
 int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
-                            mcio_plan_params params)
+                            mcio_planner_params params)
 {
     mcio_spans spans;
     if (mcio_spans_build(nprocs, sum, &spans) != MCIO_SUCCESS)

@@ -5,11 +5,11 @@
  * (romio_cb_write / romio_cb_read = automatic, its default; ADIOI_GEN_WriteStridedColl).
  * Here the same thing is a plan: each rank with data is the aggregator of its own region, so
  * the engine's rounds, hole handling and error agreement apply unchanged, and the executor
- * moves the bytes straight between user memory and the file. Glossary in mcio_plan.h.
+ * moves the bytes straight between user memory and the file. Glossary in mcio_planner.h.
  */
 #include <stdlib.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 typedef struct start_rank {
     int64_t start;
@@ -43,7 +43,7 @@ static start_rank *by_start(int nprocs, const mcio_summary *sum, int *n)
     return v;
 }
 
-int mcio_plan_interleaved(int nprocs, const mcio_summary *sum)
+int mcio_planner_interleaved(int nprocs, const mcio_summary *sum)
 {
     int n = 0;
     start_rank *v = by_start(nprocs, sum, &n);
@@ -56,8 +56,8 @@ int mcio_plan_interleaved(int nprocs, const mcio_summary *sum)
     return inter;
 }
 
-int mcio_plan_independent(int nprocs, const mcio_summary *sum, mcio_plan_params params,
-                          mcio_fdplan *plan)
+int mcio_planner_independent(int nprocs, const mcio_summary *sum, mcio_planner_params params,
+                             mcio_fdplan *plan)
 {
     int n = 0;
     start_rank *v = by_start(nprocs, sum, &n);
@@ -80,7 +80,7 @@ int mcio_plan_independent(int nprocs, const mcio_summary *sum, mcio_plan_params 
     return st;
 }
 
-int mcio_plan_own(int nprocs, const mcio_summary *sum, mcio_fdplan *fd)
+int mcio_planner_own(int nprocs, const mcio_summary *sum, mcio_fdplan *fd)
 {
     int n = 0;
     for (int r = 0; r < nprocs; r++)

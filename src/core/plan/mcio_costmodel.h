@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,7 +67,7 @@ typedef struct mcio_cost_inputs {
     const mcio_topology *topo; /* nodes, node_mem (headroom; NULL: no limit), rank_extents */
     const mcio_summary *sum;   /* [nprocs] */
     int write;
-    mcio_plan_params params; /* the hints' parameters for this operation (user or default) */
+    mcio_planner_params params; /* the hints' parameters for this operation (user or default) */
     int depth;               /* the hints' mcio_pipeline_depth */
     int64_t subbuffer;       /* the sub-buffer size a pipeline would use (mcio_pipeline_subbuffer) */
     int64_t unit;            /* its alignment unit (mcio_pipeline_unit at depth 2) */

@@ -14,7 +14,7 @@
 #define MCIO_PLACEMENT_H
 
 #include "mcio_network.h"
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,7 +72,7 @@ int mcio_place_spread_sockets(const mcio_topology *topo, int naggs, int *aggs);
  * (nothing changes for spread without the socket rule). Domains and rounds do not depend on
  * which rank aggregates, so only plan->agg_rank changes. Returns 0 or an MCIO_ERR_* code.
  */
-int mcio_place_apply(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+int mcio_place_apply(const mcio_topology *topo, const mcio_summary *sum, mcio_planner_params params,
                      mcio_fdplan *plan);
 
 /*

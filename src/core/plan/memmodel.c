@@ -9,7 +9,7 @@
  * the ranks. The model counts what the engine (mcio_twophase.c) allocates, from the plan and
  * the summaries, so that the planner can ask before allocating whether a plan fits.
  *
- * Glossary (mcio_plan.h, memory.c): collective buffer, file domain, round, piece; Memavl.
+ * Glossary (mcio_planner.h, memory.c): collective buffer, file domain, round, piece; Memavl.
  *   headroom   what a node's binding limit leaves (its Memavl), node_mem of the topology
  *   margin     the share of the headroom the default strategy leaves free (mcio_memory_margin),
  *              for what the model does not see: MPI's buffers, the allocator, other threads
@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
-/* Bytes of the engine's per-piece and per-group records (mcio_plan.h, mcio_twophase.c). */
+/* Bytes of the engine's per-piece and per-group records (mcio_planner.h, mcio_twophase.c). */
 #define PIECE_BYTES ((int64_t)sizeof(mcio_piece))
 #define GROUP_BYTES ((int64_t)(2 * sizeof(int) + 2 * sizeof(int64_t)))
 #define DOMAIN_BYTES ((int64_t)(2 * sizeof(int) + 5 * sizeof(int64_t)))
@@ -100,7 +100,7 @@ int mcio_memmodel(const mcio_topology *topo, const mcio_summary *sum, const mcio
     return MCIO_SUCCESS;
 }
 
-int64_t mcio_memmodel_usable(int64_t mem, mcio_plan_params params)
+int64_t mcio_memmodel_usable(int64_t mem, mcio_planner_params params)
 {
     if (mem == INT64_MAX || mem < 0)
         return mem < 0 ? 0 : mem;
@@ -108,12 +108,12 @@ int64_t mcio_memmodel_usable(int64_t mem, mcio_plan_params params)
     return mem - mem / 100 * pct - mem % 100 * pct / 100;
 }
 
-int mcio_plan_auto(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
-                   mcio_fdplan *plan)
+int mcio_planner_auto(const mcio_topology *topo, const mcio_summary *sum,
+                      mcio_planner_params params, mcio_fdplan *plan)
 {
     mcio_memmodel_node *model = NULL;
     int64_t *offer = NULL;
-    int st = mcio_plan_make(mcio_planner_find("romio"), topo, sum, params, plan);
+    int st = mcio_planner_make(mcio_planner_find("romio"), topo, sum, params, plan);
     if (st != MCIO_SUCCESS || !topo->node_mem)
         return st;
     st = MCIO_ERR_NOMEM;
@@ -141,7 +141,7 @@ int mcio_plan_auto(const mcio_topology *topo, const mcio_summary *sum, mcio_plan
     t.node_mem = offer;
     for (int pass = 0; pass < 4; pass++) {
         mcio_fdplan_free(plan);
-        st = mcio_plan_memory(&t, sum, params, plan, NULL);
+        st = mcio_planner_memory(&t, sum, params, plan, NULL);
         if (st != MCIO_SUCCESS || (st = mcio_memmodel(topo, sum, plan, NULL, 0, model)) != 0)
             goto fail;
         int over = 0;

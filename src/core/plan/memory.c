@@ -53,7 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 /* The smallest collective buffer the fallback gives: below it each round costs more in
  * synchronisation than it moves. */
@@ -171,8 +171,8 @@ static int by_span_start(const void *a, const void *b)
     return (x->end > y->end) - (x->end < y->end);
 }
 
-int mcio_memory_groups(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
-                       int64_t msggroup, mcio_aggr_groups *g)
+int mcio_memplan_groups(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
+                        int64_t msggroup, mcio_aggr_groups *g)
 {
     int st = MCIO_SUCCESS;
     memset(g, 0, sizeof *g);
@@ -606,7 +606,7 @@ typedef struct located {
  * fallback set, the best node that has a free process hosts it whatever its memory.
  */
 static int locate(locator *L, const mcio_spans *spans, mcio_ptree_vertex *v, located *loc,
-                  mcio_plan_params p, int fallback)
+                  mcio_planner_params p, int fallback)
 {
     int64_t lo, hi;
     set_window(L, v->start, v->end);
@@ -785,7 +785,7 @@ void mcio_memplan_free(mcio_memplan *d)
  * located again; a group left as one domain without Memmin anywhere takes the fallback.
  * Counts the leaves before remerging, the remerges and the domains left. */
 static int locate_groups(locator *L, const mcio_spans *spans, mcio_memplan *d, located *loc,
-                         mcio_plan_params params, int *initial, int *remerges, int *nd)
+                         mcio_planner_params params, int *initial, int *remerges, int *nd)
 {
     for (int g = 0; g < d->groups.n; g++) {
         *initial += mcio_ptree_leaves(&d->tree, g, NULL);
@@ -879,8 +879,8 @@ static int node_usage(mcio_memplan *d, const mcio_topology *topo, const mcio_fdp
     return MCIO_SUCCESS;
 }
 
-int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
-                     mcio_fdplan *plan, mcio_memplan *detail)
+int mcio_planner_memory(const mcio_topology *topo, const mcio_summary *sum,
+                        mcio_planner_params params, mcio_fdplan *plan, mcio_memplan *detail)
 {
     mcio_memplan d = {0};
     mcio_reqmap m = {0};
@@ -896,8 +896,8 @@ int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_pl
     /* Components 1 and 2: aggregation groups, a partition tree per group. */
     if ((st = mcio_reqmap_build(topo->nprocs, sum, &m)) != MCIO_SUCCESS ||
         (st = mcio_spans_build(topo->nprocs, sum, &spans)) != MCIO_SUCCESS ||
-        (st = mcio_memory_groups(topo->nprocs, sum, topo->node_of_rank, topo->nnodes,
-                                 params.msggroup, &d.groups)) != MCIO_SUCCESS ||
+        (st = mcio_memplan_groups(topo->nprocs, sum, topo->node_of_rank, topo->nnodes,
+                                  params.msggroup, &d.groups)) != MCIO_SUCCESS ||
         (st = mcio_ptree_build(&m, &d.groups, params.msgind, params.stripe, &d.tree)) !=
             MCIO_SUCCESS ||
         (st = locator_init(&L, topo, sum, params.nah)) != MCIO_SUCCESS)

@@ -11,14 +11,14 @@
  * shared/seeds/004 (TAPIOCA: two buffers per aggregator, in multiples of the file system's
  * block size).
  *
- * Glossary (and mcio_plan.h):
+ * Glossary (and mcio_planner.h):
  *   collective buffer  what the planner gives an aggregator (window[d] before this function)
  *   sub-buffer         a slice of the collective buffer holding one round; a multiple of the
  *                      alignment unit (stripe or file-system block) when it can be
  *   slots              sub-buffers of one aggregator in flight at once (the pipeline depth,
  *                      capped so that they fit in the collective buffer)
  */
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 int mcio_fdplan_subdivide(mcio_fdplan *plan, int64_t subbuf, int depth, int64_t unit, int *slots)
 {

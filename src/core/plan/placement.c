@@ -373,7 +373,7 @@ done:
     return st;
 }
 
-int mcio_place_apply(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+int mcio_place_apply(const mcio_topology *topo, const mcio_summary *sum, mcio_planner_params params,
                      mcio_fdplan *plan)
 {
     if (params.placement == MCIO_PLACE_SPREAD)

@@ -5,22 +5,22 @@
 #include <string.h>
 
 #include "mcio_placement.h"
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
-static int plan_romio(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
-                      mcio_fdplan *plan)
+static int plan_romio(const mcio_topology *topo, const mcio_summary *sum,
+                      mcio_planner_params params, mcio_fdplan *plan)
 {
-    int st = mcio_plan_romio(topo->nprocs, sum, topo->node_of_rank, topo->nnodes, params, plan);
+    int st = mcio_planner_romio(topo->nprocs, sum, topo->node_of_rank, topo->nnodes, params, plan);
     /* Which rank aggregates each domain: the mcio_placement and mcio_socket_rule hints. */
     if (st == MCIO_SUCCESS && (st = mcio_place_apply(topo, sum, params, plan)) != MCIO_SUCCESS)
         mcio_fdplan_free(plan);
     return st;
 }
 
-static int plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
-                       mcio_fdplan *plan)
+static int plan_memory(const mcio_topology *topo, const mcio_summary *sum,
+                       mcio_planner_params params, mcio_fdplan *plan)
 {
-    return mcio_plan_memory(topo, sum, params, plan, NULL);
+    return mcio_planner_memory(topo, sum, params, plan, NULL);
 }
 
 /* In enum mcio_strategy order. */
@@ -29,10 +29,10 @@ static const mcio_planner planners[] = {
     [MCIO_STRATEGY_MEMORY] = {.name = "memory", .plan = plan_memory, .keeps_node_memory = 1},
     /* The default: the engine asks the cost model (costmodel.c) which configuration to run
      * and plans with romio or fit; as a planner on its own (mcio-plan), auto plans as fit. */
-    [MCIO_STRATEGY_AUTO] = {.name = "auto", .plan = mcio_plan_auto, .keeps_node_memory = 1},
+    [MCIO_STRATEGY_AUTO] = {.name = "auto", .plan = mcio_planner_auto, .keeps_node_memory = 1},
     /* romio when it fits the nodes' memory, else memory (memmodel.c), without the cost model:
      * the default before issue 20. It takes the independent plan itself when romio would. */
-    [MCIO_STRATEGY_FIT] = {.name = "fit", .plan = mcio_plan_auto, .keeps_node_memory = 1},
+    [MCIO_STRATEGY_FIT] = {.name = "fit", .plan = mcio_planner_auto, .keeps_node_memory = 1},
 };
 
 const mcio_planner *mcio_planner_find(const char *name)
@@ -43,18 +43,18 @@ const mcio_planner *mcio_planner_find(const char *name)
     return NULL;
 }
 
-int mcio_plan_is_independent(const mcio_planner *pl, int nprocs, const mcio_summary *sum,
-                             mcio_plan_params params)
+int mcio_planner_is_independent(const mcio_planner *pl, int nprocs, const mcio_summary *sum,
+                                mcio_planner_params params)
 {
     return params.cb != MCIO_CB_ENABLE && !pl->keeps_node_memory &&
-           !mcio_plan_interleaved(nprocs, sum);
+           !mcio_planner_interleaved(nprocs, sum);
 }
 
-int mcio_plan_make(const mcio_planner *pl, const mcio_topology *topo, const mcio_summary *sum,
-                   mcio_plan_params params, mcio_fdplan *plan)
+int mcio_planner_make(const mcio_planner *pl, const mcio_topology *topo, const mcio_summary *sum,
+                      mcio_planner_params params, mcio_fdplan *plan)
 {
-    if (mcio_plan_is_independent(pl, topo->nprocs, sum, params))
-        return mcio_plan_independent(topo->nprocs, sum, params, plan);
+    if (mcio_planner_is_independent(pl, topo->nprocs, sum, params))
+        return mcio_planner_independent(topo->nprocs, sum, params, plan);
     return pl->plan(topo, sum, params, plan);
 }
 

@@ -5,14 +5,14 @@
  * domains as there are aggregators; with a stripe size, each boundary moves to the nearest
  * stripe multiple so that no two aggregators share a stripe (ROMIO's file-lock alignment).
  * Aggregators default to one per node, as ROMIO's cb_nodes does; domain i goes to the i-th
- * aggregator in rank order. Glossary in mcio_plan.h.
+ * aggregator in rank order. Glossary in mcio_planner.h.
  */
 #include <stdlib.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
-int mcio_plan_choose_aggregators(int nprocs, const int *node_of_rank, int nnodes, int cb_nodes,
-                                 int *aggs)
+int mcio_planner_choose_aggregators(int nprocs, const int *node_of_rank, int nnodes, int cb_nodes,
+                                    int *aggs)
 {
     int want = cb_nodes > 0 ? cb_nodes : nnodes;
     if (want > nprocs)
@@ -70,13 +70,14 @@ static int64_t nearest_multiple(int64_t x, int64_t unit)
     return x + (unit - front);
 }
 
-int mcio_plan_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
-                    mcio_plan_params params, mcio_fdplan *plan)
+int mcio_planner_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
+                       mcio_planner_params params, mcio_fdplan *plan)
 {
     int *aggs = malloc((size_t)nprocs * sizeof(int));
     if (!aggs)
         return MCIO_ERR_NOMEM;
-    int naggs = mcio_plan_choose_aggregators(nprocs, node_of_rank, nnodes, params.cb_nodes, aggs);
+    int naggs =
+        mcio_planner_choose_aggregators(nprocs, node_of_rank, nnodes, params.cb_nodes, aggs);
     if (naggs == 0 || mcio_fdplan_alloc(plan, naggs) != MCIO_SUCCESS) {
         free(aggs);
         return MCIO_ERR_NOMEM;

@@ -2,12 +2,12 @@
  * The exchange schedule: which bytes each rank sends to (or receives from) which aggregator in
  * which round, and where they land in the collective buffer. Pure: the engine feeds it the
  * plan and the offset-length lists it exchanged, and turns its output into MPI messages.
- * Glossary in mcio_plan.h.
+ * Glossary in mcio_planner.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 typedef struct keyed_piece {
     int round, peer;

@@ -3,10 +3,10 @@
  * configuration (a cost model choosing aggregation, alignment, pipelining) starts from.
  *
  * The parsers here are pure (text or numbers in, a description out) and unit-tested on fixture
- * text; mcio_fs_probe (mcio_fs.c) gathers their input from the running system: statfs's f_type,
- * /proc/self/mountinfo (the FUSE subtype, e.g. fuse.glusterfs), and for GlusterFS the shard size
- * from the client's own graph under <mount>/.meta (the features/shard translator's
- * shard-block-size option), which any client can read without the gluster CLI.
+ * text; mcio_fs_probe (src/io/mcio_fs.h) gathers their input from the running system:
+ * statfs's f_type, /proc/self/mountinfo (the FUSE subtype, e.g. fuse.glusterfs), and for
+ * GlusterFS the shard size from the client's own graph under <mount>/.meta (the features/shard
+ * translator's shard-block-size option), which any client can read without the gluster CLI.
  */
 #ifndef MCIO_FSINFO_H
 #define MCIO_FSINFO_H
@@ -76,12 +76,5 @@ int mcio_fs_mountinfo_find(const char *mountinfo, const char *abspath, char *fst
  * 4 MiB), surrounding white space ignored. Returns the bytes, or -1 when it is not one.
  */
 int64_t mcio_fs_parse_gluster_size(const char *text);
-
-/*
- * Probe the file system of path (a file or directory that exists), from the running system
- * (mcio_fs.c: statfs, /proc/self/mountinfo, GlusterFS's .meta). Local; never fails: what
- * cannot be told stays unknown (type MCIO_FS_UNKNOWN, stripe 0).
- */
-void mcio_fs_probe(const char *path, mcio_fsinfo *info);
 
 #endif

@@ -338,9 +338,9 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
     return 1;
 }
 
-mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write)
+mcio_planner_params mcio_hints_planner_params(const mcio_hints *h, int write)
 {
-    return (mcio_plan_params){.buffer_size = h->cb_buffer_size,
+    return (mcio_planner_params){.buffer_size = h->cb_buffer_size,
                               .cb_nodes = h->cb_nodes,
                               .stripe = h->striping_unit,
                               .cb = write ? h->cb_write : h->cb_read,

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "mcio_plan.h"
+#include "mcio_planner.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,7 +105,7 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
 int mcio_hints_is_set(const mcio_hints *h, const char *key);
 
 /* The planning parameters the hints imply, for a write (write = 1) or a read. */
-mcio_plan_params mcio_hints_plan_params(const mcio_hints *h, int write);
+mcio_planner_params mcio_hints_planner_params(const mcio_hints *h, int write);
 
 #ifdef __cplusplus
 }

@@ -13,8 +13,8 @@
  *   piece           the part of an extent that falls in one round of one file domain
  *   run             a maximal stretch of bytes in a round that some rank asked for
  */
-#ifndef MCIO_PLAN_H
-#define MCIO_PLAN_H
+#ifndef MCIO_PLANNER_H
+#define MCIO_PLANNER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -47,7 +47,7 @@ enum mcio_cb_mode {
 };
 
 /* Planning parameters, parsed from hints once and passed by value. */
-typedef struct mcio_plan_params {
+typedef struct mcio_planner_params {
     int64_t buffer_size; /* cb_buffer_size: collective buffer per aggregator */
     int cb_nodes;        /* number of aggregators wanted; 0 = one per node */
     int64_t stripe;      /* striping_unit: align domains and rounds to it; 0 = no alignment */
@@ -60,7 +60,7 @@ typedef struct mcio_plan_params {
     int64_t msggroup; /* mcio_msggroup: requested bytes per aggregation group, about */
     int64_t memmin;   /* mcio_memmin: least memory a node must offer to host an aggregator */
     int memory_margin; /* mcio_memory_margin: percent of a node's memory auto leaves free */
-} mcio_plan_params;
+} mcio_planner_params;
 
 /*
  * The plan: file domains sorted by offset, disjoint, each with its own aggregator rank (no rank
@@ -105,16 +105,16 @@ mcio_summary mcio_extents_summary(const mcio_extent *ext, int64_t n);
  * nodes and, within a node, over its ranks. node_of_rank[r] in [0, nnodes).
  * Writes up to nprocs ranks, ascending, to aggs; returns how many.
  */
-int mcio_plan_choose_aggregators(int nprocs, const int *node_of_rank, int nnodes, int cb_nodes,
-                                 int *aggs);
+int mcio_planner_choose_aggregators(int nprocs, const int *node_of_rank, int nnodes, int cb_nodes,
+                                    int *aggs);
 
 /*
  * The romio strategy: split the aggregate access region evenly among the aggregators (domain
  * boundaries on stripe multiples when params.stripe > 0), then fill in rounds.
  * Returns 0, MCIO_ERR_NOMEM, or MCIO_ERR_ARG (too many rounds, see mcio_fdplan_fill_rounds).
  */
-int mcio_plan_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
-                    mcio_plan_params params, mcio_fdplan *plan);
+int mcio_planner_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
+                       mcio_planner_params params, mcio_fdplan *plan);
 
 /* --- independent.c: every rank its own aggregator (accesses that do not interleave) --- */
 
@@ -123,14 +123,14 @@ int mcio_plan_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank
  * (ADIOI_GEN_WriteStridedColl): when no two ranks' regions overlap, aggregation only adds
  * copies, and each rank is better off accessing its own data.
  */
-int mcio_plan_interleaved(int nprocs, const mcio_summary *sum);
+int mcio_planner_interleaved(int nprocs, const mcio_summary *sum);
 
 /*
  * The independent plan: one file domain per rank with data, its region [start, end), that rank
  * its aggregator, rounds of the buffer size. Requires regions that do not interleave.
  */
-int mcio_plan_independent(int nprocs, const mcio_summary *sum, mcio_plan_params params,
-                          mcio_fdplan *plan);
+int mcio_planner_independent(int nprocs, const mcio_summary *sum, mcio_planner_params params,
+                             mcio_fdplan *plan);
 
 /*
  * romio_cb_write / romio_cb_read disable (MCIO_CB_DISABLE): no file domains to aggregate; the
@@ -138,7 +138,7 @@ int mcio_plan_independent(int nprocs, const mcio_summary *sum, mcio_plan_params 
  * order, with no rounds and no buffer (the engine's own-access executor moves each rank's
  * pieces; the statistics list the ranks). Pure; 0 or MCIO_ERR_NOMEM.
  */
-int mcio_plan_own(int nprocs, const mcio_summary *sum, mcio_fdplan *plan);
+int mcio_planner_own(int nprocs, const mcio_summary *sum, mcio_fdplan *plan);
 
 /* --- planners.c: the strategies, by name (the mcio_strategy hint) --- */
 
@@ -157,7 +157,7 @@ typedef struct mcio_topology {
 /* A planning strategy: summaries in, a plan out. Pure; returns 0 or an MCIO_ERR_* code. */
 typedef struct mcio_planner {
     const char *name;
-    int (*plan)(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
+    int (*plan)(const mcio_topology *topo, const mcio_summary *sum, mcio_planner_params params,
                 mcio_fdplan *plan);
     /* The strategy keeps every node's collective buffers within its memory, which the
      * independent plan (a buffer for every rank with data) does not: always use the strategy. */
@@ -180,16 +180,16 @@ enum mcio_strategy {
 const mcio_planner *mcio_planner_at(int s);
 
 /*
- * Plan with strategy pl, or with mcio_plan_independent when collective buffering is not
+ * Plan with strategy pl, or with mcio_planner_independent when collective buffering is not
  * enabled (params.cb), the accesses do not interleave and the strategy does not keep node
  * memory budgets. Pure; 0 or an MCIO_ERR_* code.
  */
-int mcio_plan_make(const mcio_planner *pl, const mcio_topology *topo, const mcio_summary *sum,
-                   mcio_plan_params params, mcio_fdplan *plan);
+int mcio_planner_make(const mcio_planner *pl, const mcio_topology *topo, const mcio_summary *sum,
+                      mcio_planner_params params, mcio_fdplan *plan);
 
-/* Whether mcio_plan_make takes the independent plan rather than strategy pl (the test above). */
-int mcio_plan_is_independent(const mcio_planner *pl, int nprocs, const mcio_summary *sum,
-                             mcio_plan_params params);
+/* Whether mcio_planner_make takes the independent plan rather than strategy pl (the test above). */
+int mcio_planner_is_independent(const mcio_planner *pl, int nprocs, const mcio_summary *sum,
+                                mcio_planner_params params);
 
 /* The name of strategy i (0-based), or NULL past the last: to list them in messages. */
 const char *mcio_planner_name(int i);
@@ -228,8 +228,8 @@ typedef struct mcio_aggr_groups {
  * byte of the last process of the node it would end in (Fig. 5); nodes whose spans interleave
  * stay in one group. Every rank with data lies in exactly one group. Returns 0 or MCIO_ERR_NOMEM.
  */
-int mcio_memory_groups(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
-                       int64_t msggroup, mcio_aggr_groups *g);
+int mcio_memplan_groups(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
+                        int64_t msggroup, mcio_aggr_groups *g);
 void mcio_aggr_groups_free(mcio_aggr_groups *g);
 
 /* A vertex of a partition tree (section 3.2). Leaves are file domains. */
@@ -306,8 +306,8 @@ typedef struct mcio_memplan {
  * detail may be NULL; otherwise it is filled (free with mcio_memplan_free).
  * Returns 0, MCIO_ERR_NOMEM, or MCIO_ERR_ARG (see mcio_fdplan_fill_rounds).
  */
-int mcio_plan_memory(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
-                     mcio_fdplan *plan, mcio_memplan *detail);
+int mcio_planner_memory(const mcio_topology *topo, const mcio_summary *sum,
+                        mcio_planner_params params, mcio_fdplan *plan, mcio_memplan *detail);
 void mcio_memplan_free(mcio_memplan *d);
 
 /* --- memmodel.c: the memory a call holds, and the default strategy (auto) --- */
@@ -335,17 +335,17 @@ int mcio_memmodel(const mcio_topology *topo, const mcio_summary *sum, const mcio
 
 /* What auto may spend of a node whose memory is mem: mem less params.memory_margin percent
  * (INT64_MAX stays INT64_MAX: no limit). */
-int64_t mcio_memmodel_usable(int64_t mem, mcio_plan_params params);
+int64_t mcio_memmodel_usable(int64_t mem, mcio_planner_params params);
 
 /*
- * The default strategy, auto: the romio plan (mcio_plan_make with it, so the independent plan
+ * The default strategy, auto: the romio plan (mcio_planner_make with it, so the independent plan
  * when accesses do not interleave) when the memory model says it fits every node's usable
  * memory (topo->node_mem less the margin), bit for bit; otherwise the memory strategy, each
  * node offering its usable memory less the model's non-buffer bytes, and
  * plan->memory_conscious = 1. Pure; 0 or an MCIO_ERR_* code.
  */
-int mcio_plan_auto(const mcio_topology *topo, const mcio_summary *sum, mcio_plan_params params,
-                   mcio_fdplan *plan);
+int mcio_planner_auto(const mcio_topology *topo, const mcio_summary *sum,
+                      mcio_planner_params params, mcio_fdplan *plan);
 
 /* --- fdplan.c: shared by every strategy --- */
 
@@ -361,7 +361,7 @@ int mcio_fdplan_alloc(mcio_fdplan *plan, int n);
  * span), MCIO_ERR_NOMEM, else 0.
  */
 int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
-                             mcio_plan_params params);
+                             mcio_planner_params params);
 
 void mcio_fdplan_free(mcio_fdplan *plan);
 

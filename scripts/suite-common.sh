@@ -1,0 +1,30 @@
+# Sourced by scripts/test.sh and scripts/sanitize.sh, the part they share: installs what is
+# missing (scripts/setup.sh), takes the MPIs from the arguments (default: both) into mpis, lets
+# Open MPI run as root, and runs ctest in a build dir, counting what passed and failed.
+# Not a program of its own.
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+"$root/scripts/setup.sh" || exit 1
+mpis=("$@")
+[ ${#mpis[@]} -eq 0 ] && mpis=(mpich openmpi)
+# Open MPI refuses root without these; the tests' mpiexec lines carry the flags too.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+passed=0 failed=0 start=$(date +%s)
+
+# suite_ctest <name> <build dir> [ctest arguments]: runs ctest there (logged to <dir>/ctest.log,
+# shown through suite_show, which a script may redefine to shorten the output) and adds its
+# counts to passed and failed; ctest that does not finish counts as one failure.
+suite_show() { cat; }
+suite_ctest() {
+  local name=$1 dir=$2 counts
+  shift 2
+  (cd "$dir" && ctest "$@" --output-on-failure --timeout 300) 2>&1 | tee "$dir/ctest.log" | suite_show
+  counts=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\2 \1/p' "$dir/ctest.log" | tail -1)
+  if [ -z "$counts" ]; then
+    echo "== $name: ctest did not finish"
+    failed=$((failed + 1))
+    return 1
+  fi
+  set -- $counts
+  passed=$((passed + $1 - $2)) failed=$((failed + $2))
+  [ "$2" -eq 0 ]
+}
