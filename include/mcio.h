@@ -161,10 +161,25 @@ typedef struct mcio_stats {
     int64_t metadata_messages;
     int64_t metadata_max_rank_bytes;
     int64_t metadata_list_bytes;
+    /* The cost model's choice (strategy auto; docs/hints.md, mcio_calibrate): "" when the
+     * configuration was not chosen (a strategy named by the user). */
+    char choice[64];           /* "independent", "romio 1/node 16m depth 2", ... */
+    double predicted;          /* its predicted time, seconds */
+    char runner_up[64];        /* the next fastest candidate, "" when there was none */
+    double runner_up_predicted; /* its predicted time, seconds (-1: none) */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */
 int mcio_file_get_stats(mcio_file fh, mcio_stats *stats);
+
+/**
+ * The cost model's figures for fh's file system (docs/hints.md, mcio_calibrate), as text: the
+ * calibration cache's "key value" lines (seconds), then "fs_type <kind>" and "source <defaults,
+ * cache, probe or pinned>". Empty when the strategy is not auto (no figures were loaded).
+ * Not collective. Returns MCIO_SUCCESS, or MCIO_ERR_ARG when fh or text is NULL or len is too
+ * small for the text.
+ */
+int mcio_file_get_costs(mcio_file fh, char *text, int len);
 
 /**
  * The hints in force on fh, with defaults filled in, as a new MPI_Info the caller frees.

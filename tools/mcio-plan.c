@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "mcio_costmodel.h"
 #include "mcio_fs.h"
 #include "mcio_hints.h"
 #include "mcio_memory.h"
@@ -44,6 +45,10 @@ static const char usage[] =
     "  --fs-path PATH     plan for the file system that holds PATH, as mcio_file_open does: its\n"
     "                     kind and stripe size (GlusterFS: the shard size) are printed, and\n"
     "                     domains align on the stripe unless striping_unit is given\n"
+    "  --costs FILE       the cost model's figures (a calibration cache file, as mcio-calibrate\n"
+    "                     writes it under ~/.cache/mcio); default: the defaults of the file\n"
+    "                     system's kind (--fs-path: remote or not)\n"
+    "  --op OP            write or read: the operation the cost model chooses for (default write)\n"
     "  --max-print N      rows printed per table (default 40; --json prints everything)\n"
     "  --json             print JSON instead of tables\n"
     "  --help             this text\n";
@@ -55,6 +60,8 @@ typedef struct opts {
     const char *node_memory;
     mcio_hints hints;
     mcio_fsinfo fs; /* --fs-path; type MCIO_FS_UNKNOWN and stripe 0 without it */
+    const char *costs; /* --costs */
+    int read;          /* --op read */
 } opts;
 
 static int bad(const char *fmt, const char *a, const char *b)
@@ -87,6 +94,12 @@ static int parse(int argc, char **argv, opts *o)
         i++;
         if (!strcmp(a, "--pattern")) {
             o->pattern = v;
+        } else if (!strcmp(a, "--costs")) {
+            o->costs = v;
+        } else if (!strcmp(a, "--op")) {
+            if (strcmp(v, "write") && strcmp(v, "read"))
+                return bad("--op '%s' is not write or read%s", v, "");
+            o->read = !strcmp(v, "read");
         } else if (!strcmp(a, "--fs-path")) {
             mcio_fs_probe(v, &o->fs);
         } else if (!strcmp(a, "--node-memory")) {
@@ -204,7 +217,15 @@ typedef struct job {
     mcio_fdplan plan;
     mcio_memplan d;
     char source[MCIO_MEM_WHERE_LEN + 16]; /* where the nodes' memory figure came from */
+    int64_t *ext;            /* [n] extents per rank (the cost model), NULL above MAX_COUNTED */
+    mcio_cost_table cost;    /* --costs, or the defaults of the file system's kind */
+    mcio_cost_choice choice; /* what the default strategy (auto) would run */
+    int chose;               /* the cost model could price the job */
 } job;
+
+/* Ranks whose extents are counted for the cost model (walking the pattern); above, one extent
+ * per rank is assumed. */
+enum { MAX_COUNTED = 4096 };
 
 static void job_free(job *j)
 {
@@ -216,6 +237,7 @@ static void job_free(job *j)
     free(j->mem);
     free(j->used);
     free(j->aggs);
+    free(j->ext);
 }
 
 /* The ranks' summaries and the nodes' memory. Returns 0, or the exit status after a message. */
@@ -265,6 +287,84 @@ static int job_describe(job *j)
             snprintf(j->source, sizeof j->source, "hint");
         }
     return 0;
+}
+
+static void count_extent(void *ctx, int64_t off, int64_t len, int64_t mem)
+{
+    (void)off, (void)len, (void)mem;
+    ++*(int64_t *)ctx;
+}
+
+/* The cost model's choice for the job, as the engine makes it with strategy auto (the engine
+ * also knows which hints the user set: here, those given with --hint). 0, or the exit status. */
+static int job_choose(job *j)
+{
+    j->cost = mcio_cost_defaults(j->o.fs.remote);
+    if (j->o.costs) {
+        char text[4096];
+        int64_t date;
+        FILE *f = fopen(j->o.costs, "r");
+        size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f)
+            fclose(f);
+        text[n] = '\0';
+        if (!f || mcio_cost_parse(text, &j->cost, &date) != 0) {
+            fprintf(stderr, "mcio-plan: --costs %s: not a calibration file\n", j->o.costs);
+            return 2;
+        }
+        if (j->cost.overlap < 0)
+            j->cost.overlap = 1; /* not pinned: a machine with a core for each I/O thread */
+    }
+    const pattern *p = patterns_find(j->o.pattern);
+    if (j->n <= MAX_COUNTED && p && (j->ext = calloc((size_t)j->n, sizeof(int64_t)))) {
+        pattern_args a = {.size = j->o.size, .transfer = j->o.transfer,
+                          .random_max = j->o.random_max, .seed = (uint64_t)j->o.seed};
+        patterns_grid(j->n, a.dims);
+        for (int r = 0; r < j->n; r++)
+            if (p->extents(&a, r, j->n, count_extent, &j->ext[r]) != 0)
+                j->ext[r] = 1;
+    }
+    mcio_topology topo = {.nprocs = j->n, .nnodes = j->nn, .node_of_rank = j->node,
+                          .socket_of_rank = j->sock, .sockets_per_node = 1, .node_mem = j->mem,
+                          .rank_extents = j->ext};
+    const mcio_hints *h = &j->o.hints;
+    int64_t stripe = j->params.stripe, unit = mcio_pipeline_unit(2, stripe, 4096);
+    mcio_cost_inputs in = {
+        .topo = &topo, .sum = j->sum, .write = !j->o.read,
+        .params = mcio_hints_planner_params(h, !j->o.read), .depth = h->pipeline_depth,
+        .subbuffer = mcio_pipeline_subbuffer(h->subbuffer_size, stripe, unit), .unit = unit,
+        .fixed = (mcio_hints_is_set(h, j->o.read ? "romio_cb_read" : "romio_cb_write")
+                      ? MCIO_COST_FIX_CB : 0u) |
+                 (mcio_hints_is_set(h, "cb_nodes") ? MCIO_COST_FIX_CB_NODES : 0u) |
+                 (mcio_hints_is_set(h, "cb_buffer_size") ? MCIO_COST_FIX_BUFFER : 0u) |
+                 (mcio_hints_is_set(h, "mcio_pipeline_depth") ? MCIO_COST_FIX_DEPTH : 0u),
+        .cost = &j->cost};
+    in.params.stripe = stripe;
+    j->chose = mcio_cost_decide(&in, &j->choice) == MCIO_SUCCESS;
+    return 0;
+}
+
+static void print_choice(const job *j)
+{
+    char best[64] = "", next[64] = "";
+    if (!j->chose)
+        return;
+    mcio_cost_config_name(&j->choice.best, best, sizeof best);
+    if (j->choice.runner_up.seconds >= 0)
+        mcio_cost_config_name(&j->choice.runner_up, next, sizeof next);
+    if (j->o.json) {
+        printf(",\"choice\":{\"op\":\"%s\",\"costs\":\"%s\",\"best\":\"%s\",\"predicted\":%.9f,"
+               "\"runner_up\":\"%s\",\"runner_up_predicted\":%.9f,\"candidates\":%d}",
+               j->o.read ? "read" : "write", j->o.costs ? j->o.costs : "defaults", best,
+               j->choice.best.seconds, next, j->choice.runner_up.seconds, j->choice.candidates);
+        return;
+    }
+    printf("cost model (%s, %s figures): the default would %s with %s, predicted %.6f s",
+           j->o.read ? "read" : "write", j->o.costs ? j->o.costs : "default", j->o.read ? "read" : "write",
+           best, j->choice.best.seconds);
+    if (next[0])
+        printf("; runner-up %s, %.6f s", next, j->choice.runner_up.seconds);
+    printf(" (%d candidates)\n", j->choice.candidates);
 }
 
 /* What a write would do: when the accesses do not interleave and romio_cb_write is not
@@ -351,7 +451,9 @@ static void print_json(const job *j)
     for (int k = 0; k < j->nn; k++)
         printf("%s{\"budget\":%" PRId64 ",\"used\":%" PRId64 ",\"aggregators\":%d}", k ? "," : "",
                j->mem[k] == INT64_MAX ? -1 : j->mem[k], j->used[k], j->aggs[k]);
-    printf("]}\n");
+    printf("]");
+    print_choice(j);
+    printf("}\n");
 }
 
 /* The header lines of the tables: the job, the hints, the plan's totals. */
@@ -380,6 +482,7 @@ static void print_summary(const job *j)
     printf("planned in %.3f ms (%.3f ms of CPU): %d file domains, at most %d rounds, largest "
            "buffer %s, %d fallbacks\n",
            j->secs * 1e3, j->cpu * 1e3, plan->ndomains, plan->max_rounds, b1, plan->fallbacks);
+    print_choice(j);
 }
 
 /* The memory strategy's aggregation groups and partition tree. */
@@ -446,7 +549,7 @@ int main(int argc, char **argv)
         return rc == 1 ? 0 : rc;
     j.n = j.o.ranks;
     j.nn = (j.n + j.o.per_node - 1) / j.o.per_node;
-    if ((rc = job_describe(&j)) == 0 && (rc = job_plan(&j)) == 0) {
+    if ((rc = job_describe(&j)) == 0 && (rc = job_plan(&j)) == 0 && (rc = job_choose(&j)) == 0) {
         if (j.o.json) {
             print_json(&j);
         } else {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "mcio.h"
+#include "mcio_costmodel.h"
 #include "mcio_fsinfo.h"
 #include "mcio_hints.h"
 #include "mcio_io.h"
@@ -78,7 +79,34 @@ struct mcio_file_s {
                                  the call plus the model's bytes; -1 when no cgroup binds */
     int64_t fs_block; /* the file system's block size (statvfs at open; 4096 when unknown) */
     mcio_fsinfo fs;   /* the file system and its stripe size (rank 0 probes at open) */
+    mcio_cost_table cost; /* the cost model's figures for this file system (mcio_calibrate.c) */
+    int cost_source;      /* enum mcio_cost_source */
+    int64_t cost_date;    /* when they were measured (seconds since the epoch), 0: never */
 };
+
+/* Where a file's cost table came from. */
+enum mcio_cost_source {
+    MCIO_COST_DEFAULTS = 0, /* the defaults of the file system's kind (mcio_cost_defaults) */
+    MCIO_COST_CACHE,        /* the calibration cache of the file system */
+    MCIO_COST_PROBED,       /* the probe, run at this open */
+    MCIO_COST_PINNED        /* the file MCIO_CALIBRATION names */
+};
+const char *mcio_cost_source_name(int s);
+
+/*
+ * Collective, at open: the cost table of the file's file system, into fh->cost: the file
+ * MCIO_CALIBRATION names if set and valid; else the cache (unless mcio_calibrate=force); else
+ * the probe (unless mcio_calibrate=off), whose result is cached; else the defaults of the
+ * kind. A topology file's latency and bandwidth replace the message costs. Never fails.
+ */
+void mcio_calibrate_file(mcio_file fh, const char *path);
+
+/*
+ * Collective: the calibration probe, in a temporary file of directory dir (removed after).
+ * Returns 0 and the measured table, or MCIO_ERR_IO (every rank alike; *out then holds the
+ * defaults of the kind) when the file cannot be made or accessed.
+ */
+int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out);
 
 /* A plan: the metadata exchange and planning of one access pattern, done once. */
 struct mcio_plan_s {
@@ -110,6 +138,9 @@ struct mcio_plan_s {
     struct mcio_pipe *pipe;   /* the pipelined executors' state (mcio_pipeline.c), else NULL */
     int64_t *mem_model;       /* [2 * nnodes] the memory model's bytes per node, then its
                                  predicted peak (-1: no cgroup binds the node) (mcio_stats.c) */
+    int depth;                /* the pipeline depth this plan runs with (the hint, or chosen) */
+    int chose;                /* 1: the cost model chose the configuration (strategy auto) */
+    mcio_cost_choice choice;  /* what it chose, and the runner-up, with predicted times */
 };
 
 /*
@@ -187,8 +218,8 @@ extern const mcio_executor mcio_exec_rounds;
 extern const mcio_executor mcio_exec_own; /* own_access plans (mcio_rounds.c) */
 extern const mcio_executor mcio_exec_pipeline;
 
-/* The executor the file's hints ask for: pipelined when mcio_pipeline_depth > 1 or rma. */
-const mcio_executor *mcio_executor_of(mcio_file fh);
+/* The executor of an aggregated plan: pipelined when its depth > 1 or mcio_transport=rma. */
+const mcio_executor *mcio_executor_of(mcio_plan p);
 
 /*
  * Post the messages of group gi of a schedule to or from peer (sends when send is set, else

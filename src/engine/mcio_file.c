@@ -229,6 +229,9 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         f->io->configure(f->io_state, &f->hints);
     f->fs_block = fs_block_size(f->comm, f->rank, path);
     probe_fs(f, path);
+    /* The cost model's figures, for the default strategy only (auto chooses per call). */
+    if (f->hints.strategy == MCIO_STRATEGY_AUTO)
+        mcio_calibrate_file(f, path);
     *fh = f;
     return mcio_error_set(MCIO_SUCCESS, NULL);
 fail:

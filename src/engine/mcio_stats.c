@@ -119,7 +119,11 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
     print_i64s(f, fh->stats_model, nn);
     fprintf(f, "],\"node_predicted_peak_bytes\":[");
     print_i64s(f, fh->stats_predicted, nn);
-    fprintf(f, "],\"memory_conscious\":%d}\n", fd->memory_conscious);
+    fprintf(f, "],\"memory_conscious\":%d,\"choice\":\"%s\",\"predicted\":%.9f,"
+               "\"runner_up\":\"%s\",\"runner_up_predicted\":%.9f,\"cost_source\":\"%s\","
+               "\"cost_date\":%" PRId64 "}\n",
+            fd->memory_conscious, s->choice, s->predicted, s->runner_up, s->runner_up_predicted,
+            mcio_cost_source_name(fh->cost_source), fh->cost_date);
     fclose(f);
 }
 
@@ -168,7 +172,7 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .node_budget_bytes = fh->stats_budget,
         .node_peak_bytes = fh->stats_peak,
         .fallbacks = fd->fallbacks,
-        .pipeline_depth = fh->hints.pipeline_depth,
+        .pipeline_depth = p->depth,
         .subbuffer_rounds = fd->max_rounds,
         .t_wait = t->wait * 1e-9,
         .t_overlap = t->overlap * 1e-9,
@@ -182,6 +186,15 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .metadata_max_rank_bytes = fh->stats_on ? fh->meta_totals[2] : -1,
         .metadata_list_bytes = fh->stats_on ? fh->meta_totals[3] : -1,
     };
+    s->runner_up_predicted = -1;
+    if (p->chose) {
+        mcio_cost_config_name(&p->choice.best, s->choice, sizeof s->choice);
+        s->predicted = p->choice.best.seconds;
+        if (p->choice.runner_up.seconds >= 0) {
+            mcio_cost_config_name(&p->choice.runner_up, s->runner_up, sizeof s->runner_up);
+            s->runner_up_predicted = p->choice.runner_up.seconds;
+        }
+    }
     for (int d = 0; d < fd->ndomains; d++)
         if (fd->rounds[d] > 0 && fd->window[d] > s->subbuffer_bytes)
             s->subbuffer_bytes = fd->window[d];

@@ -252,27 +252,35 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
     return st;
 }
 
-/* The planning parameters: the hints', aligned as a pipeline needs (mcio_pipeline_unit). */
-static mcio_planner_params plan_params(mcio_file fh, int write)
+/* The stripe that domains and rounds align on: the striping_unit hint, else the file
+ * system's (GlusterFS's shards). */
+static int64_t raw_stripe(mcio_file fh)
+{
+    int64_t s = fh->hints.striping_unit;
+    if (s == 0 && fh->fs.stripe > 0 && fh->fs.stripe <= INT32_MAX)
+        s = fh->fs.stripe;
+    return s;
+}
+
+/* The planning parameters: the hints', aligned as a pipeline of depth needs
+ * (mcio_pipeline_unit). */
+static mcio_planner_params plan_params(mcio_file fh, int write, int depth)
 {
     mcio_planner_params pp = mcio_hints_planner_params(&fh->hints, write);
-    if (pp.stripe == 0 && fh->fs.stripe > 0 && fh->fs.stripe <= INT32_MAX)
-        pp.stripe = fh->fs.stripe; /* GlusterFS's shards: the striping_unit hint wins */
-    pp.stripe = mcio_pipeline_unit(fh->hints.pipeline_depth, pp.stripe, fh->fs_block);
+    pp.stripe = mcio_pipeline_unit(depth, raw_stripe(fh), fh->fs_block);
     return pp;
 }
 
-/* Cut the collective buffers into sub-buffers (mcio_pipeline_depth > 1) of the size
+/* Cut the collective buffers into sub-buffers (a depth > 1) of the size
  * mcio_pipeline_subbuffer gives. */
 static int subdivide(mcio_file fh, struct mcio_plan_s *p)
 {
-    int64_t unit = plan_params(fh, 1).stripe;
-    int64_t stripe = fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe;
-    int64_t sub = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, stripe, unit);
+    int64_t unit = mcio_pipeline_unit(p->depth, raw_stripe(fh), fh->fs_block);
+    int64_t sub = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, raw_stripe(fh), unit);
     p->slots = malloc(((size_t)p->fd.ndomains + 1) * sizeof(int));
     if (!p->slots)
         return MCIO_ERR_NOMEM;
-    return mcio_fdplan_subdivide(&p->fd, sub, fh->hints.pipeline_depth, unit, p->slots);
+    return mcio_fdplan_subdivide(&p->fd, sub, p->depth, unit, p->slots);
 }
 
 /* Scratch for one round: runs, datatype arrays, requests. Sized once, so rounds never allocate. */
@@ -320,8 +328,60 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
                : MCIO_SUCCESS;
 }
 
+/* The choices the user made, which the cost model leaves alone. */
+static unsigned fixed_by_user(const mcio_hints *h, int write)
+{
+    return (mcio_hints_is_set(h, write ? "romio_cb_write" : "romio_cb_read") ? MCIO_COST_FIX_CB
+                                                                              : 0u) |
+           (mcio_hints_is_set(h, "cb_nodes") ? MCIO_COST_FIX_CB_NODES : 0u) |
+           (mcio_hints_is_set(h, "cb_buffer_size") ? MCIO_COST_FIX_BUFFER : 0u) |
+           (mcio_hints_is_set(h, "mcio_pipeline_depth") ||
+                    h->transport == MCIO_TRANSPORT_RMA /* rma runs the pipelined executor */
+                ? MCIO_COST_FIX_DEPTH
+                : 0u);
+}
+
+/* Strategy auto: the cost model's choice (mcio_costmodel.h) for this call, pure and the same on
+ * every rank; then the plan it names. Sets p->own_access and p->depth. */
+static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology *topo,
+                       const mcio_summary *sum, int write)
+{
+    int64_t stripe = raw_stripe(fh), unit = mcio_pipeline_unit(2, stripe, fh->fs_block);
+    mcio_cost_inputs in = {.topo = topo,
+                           .sum = sum,
+                           .write = write,
+                           .params = plan_params(fh, write, 1),
+                           .depth = fh->hints.pipeline_depth,
+                           .subbuffer = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, stripe,
+                                                                unit),
+                           .unit = unit,
+                           .fixed = fixed_by_user(&fh->hints, write),
+                           .cost = &fh->cost};
+    int st = mcio_cost_decide(&in, &p->choice);
+    if (st != MCIO_SUCCESS)
+        return st;
+    p->chose = 1;
+    const mcio_cost_config *c = &p->choice.best;
+    if (c->independent) {
+        p->own_access = 1;
+        return mcio_planner_own(fh->nprocs, sum, &p->fd);
+    }
+    p->depth = c->depth;
+    mcio_planner_params pp = plan_params(fh, write, c->depth);
+    pp.cb = MCIO_CB_ENABLE;
+    pp.buffer_size = c->buffer;
+    if (c->aggs_per_node > 0) {
+        int64_t n = (int64_t)c->aggs_per_node * topo->nnodes;
+        pp.cb_nodes = n > fh->nprocs ? fh->nprocs : (int)n;
+    }
+    /* The memory strategy as the auto strategy plans it (memmodel.c): romio where it fits. */
+    return c->strategy == MCIO_STRATEGY_MEMORY
+               ? mcio_planner_auto(topo, sum, pp, &p->fd)
+               : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, sum, pp, &p->fd);
+}
+
 /* Phase 2, pure: the summaries into a plan (or, with romio_cb_* disable, the own-access
- * plan), the same on every rank. */
+ * plan), the same on every rank. With strategy auto, the cost model chooses how. */
 static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
 {
     mcio_summary *sum = malloc((size_t)fh->nprocs * sizeof *sum);
@@ -338,10 +398,15 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
                           .net = &fh->machine.net,
                           .node_mem = fh->node_budget,
                           .rank_extents = fh->machine.rank_extents};
+    p->depth = fh->hints.pipeline_depth;
     p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
-    int st = p->own_access ? mcio_planner_own(fh->nprocs, sum, &p->fd)
+    int st;
+    if (fh->hints.strategy == MCIO_STRATEGY_AUTO)
+        st = plan_chosen(fh, p, &topo, sum, write);
+    else
+        st = p->own_access ? mcio_planner_own(fh->nprocs, sum, &p->fd)
                            : mcio_planner_make(mcio_planner_at(fh->hints.strategy), &topo, sum,
-                                               plan_params(fh, write), &p->fd);
+                                            plan_params(fh, write, p->depth), &p->fd);
     for (int r = 0; r < fh->nprocs; r++)
         p->total_bytes += sum[r].bytes;
     free(sum);
@@ -353,7 +418,7 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
 static int schedule_mine(mcio_file fh, struct mcio_plan_s *p, list_bufs *lb)
 {
     int st = MCIO_SUCCESS;
-    if (fh->hints.pipeline_depth > 1)
+    if (p->depth > 1)
         st = subdivide(fh, p);
     if (st == MCIO_SUCCESS)
         st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
@@ -368,7 +433,7 @@ static int schedule_mine(mcio_file fh, struct mcio_plan_s *p, list_bufs *lb)
 /* Phase 3: offset-length lists, point to point; then the buffers the rounds will need and the
  * plan's own memory. Not agreed here. */
 static int exchange_and_allocate(mcio_file fh, struct mcio_plan_s *p, list_bufs *lb, int aggregate,
-                                 mcio_plan *out, char detail[MCIO_DETAIL_LEN])
+                                 char detail[MCIO_DETAIL_LEN])
 {
     int st = MCIO_SUCCESS;
     if (aggregate)
@@ -379,14 +444,10 @@ static int exchange_and_allocate(mcio_file fh, struct mcio_plan_s *p, list_bufs 
         snprintf(detail, MCIO_DETAIL_LEN, "cannot allocate a collective buffer of %" PRId64 " bytes",
                  p->cbuf_len);
     }
-    if (aggregate && st == MCIO_SUCCESS && mcio_executor_of(fh) == &mcio_exec_pipeline &&
+    if (aggregate && st == MCIO_SUCCESS && mcio_executor_of(p) == &mcio_exec_pipeline &&
         mcio_pipeline_prepare(p) != MCIO_SUCCESS) {
         st = MCIO_ERR_NOMEM;
         snprintf(detail, MCIO_DETAIL_LEN, "out of memory preparing the pipeline");
-    }
-    if (st == MCIO_SUCCESS && !(*out = malloc(sizeof *p))) {
-        st = MCIO_ERR_NOMEM;
-        snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
     }
     return st;
 }
@@ -402,9 +463,13 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     p->fh = fh;
     p->my_domain = -1;
     *out = MCIO_PLAN_NULL;
+    /* The handle first, so that its allocation is agreed with the arguments. */
+    mcio_plan heap = malloc(sizeof *heap);
     int st = local_status;
     if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "%s", local_detail);
+    else if (!heap)
+        st = MCIO_ERR_NOMEM, snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
     else
         st = mcio_extents_normalize(count, off, len, mem, write, &p->ext, &p->next, detail);
 
@@ -446,32 +511,37 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
+    /* Independent: no lists, no buffers; the bytes move now. (The ranks agree on the plan all
+     * the same: a rank whose planning failed could not know whether the others aggregate.) */
+    if (!aggregate)
+        goto done;
 
     /* 3. Offset-length lists, point to point; then the buffers the rounds will need. */
-    st = exchange_and_allocate(fh, p, &lb, aggregate, out, detail);
+    st = exchange_and_allocate(fh, p, &lb, aggregate, detail);
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
-    if (aggregate && fh->hints.transport == MCIO_TRANSPORT_RMA) {
+    if (fh->hints.transport == MCIO_TRANSPORT_RMA) {
         st = mcio_pipeline_open_window(p, detail); /* collective, agreed inside */
         if (st != MCIO_SUCCESS)
             goto fail;
     }
+done:
     p->t_metadata = (t1 - t0) + (PMPI_Wtime() - t2);
     p->t_plan = t2 - t1;
-    **out = tmp;
+    *heap = tmp;
+    *out = heap;
     return MCIO_SUCCESS;
 fail:
     list_bufs_free(&lb, fh->nprocs);
-    free(*out);
-    *out = MCIO_PLAN_NULL;
+    free(heap);
     plan_clear(p);
     return st;
 }
 
-const mcio_executor *mcio_executor_of(mcio_file fh)
+const mcio_executor *mcio_executor_of(mcio_plan p)
 {
-    return fh->hints.pipeline_depth > 1 || fh->hints.transport == MCIO_TRANSPORT_RMA
+    return p->depth > 1 || p->fh->hints.transport == MCIO_TRANSPORT_RMA
                ? &mcio_exec_pipeline
                : &mcio_exec_rounds;
 }
@@ -490,8 +560,8 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
             return st;
     }
     mcio_exec_times t = {0};
-    int io_st = (p->own_access ? &mcio_exec_own : mcio_executor_of(fh))->run(p, write, base, &t,
-                                                                               detail);
+    int io_st = (p->own_access ? &mcio_exec_own : mcio_executor_of(p))->run(p, write, base, &t,
+                                                                              detail);
     if (write && mcio_file_write_sync(fh)) {
         /* Every rank, whatever its own access did (the mpiio backend's sync is collective): a
          * write the client acknowledged and a server then refused fails this call, not a later

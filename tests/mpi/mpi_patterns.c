@@ -250,7 +250,7 @@ static void check_stats(mcio_file fh, int op, const config *c, const mt_extents 
     char strategy[32];
     mt_get_hint(fh, "mcio_strategy", strategy, sizeof strategy);
     int romio = strcmp(strategy, "romio") == 0 ||
-                (strcmp(strategy, "auto") == 0 && !s.memory_conscious);
+                ((strcmp(strategy, "auto") == 0 || strcmp(strategy, "fit") == 0) && !s.memory_conscious);
     int naggs = romio ? expected_aggregators(c, all, n) : s.aggregators;
     CHECKF(s.aggregators == naggs, "stats.aggregators %d, expected %d", s.aggregators, naggs);
     for (int i = 0; i < s.aggregators && s.aggregators == naggs; i++) {

@@ -431,14 +431,14 @@ TEST(Hints, GetDefaults)
                              {"mcio_slow_byte_seconds", "0"}, {"direct_write", "false"},
                              {"direct_read", "false"},        {"mcio_io_thread", "auto"},
                              {"mcio_write_sync", "auto"},
-                             {"mcio_memory_margin", "10"}};
+                             {"mcio_memory_margin", "10"},   {"mcio_calibrate", "auto"}};
     char key[64], value[64];
-    for (int i = 0; i < 26; i++) {
+    for (int i = 0; i < 27; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 26, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 27, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -474,6 +474,7 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_io_thread", "never", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_write_sync", "false", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_memory_margin", "25", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_calibrate", "off", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
                              {"romio_cb_read", "disable"},  {"mcio_strategy", "memory"},
@@ -487,18 +488,40 @@ TEST(Hints, GetSetRoundTrip)
                              {"mcio_slow_byte_seconds", "1.0000000000000001e-09"},
                              {"direct_write", "true"},     {"direct_read", "true"},
                              {"mcio_io_thread", "never"},   {"mcio_write_sync", "false"},
-                             {"mcio_memory_margin", "25"}};
+                             {"mcio_memory_margin", "25"},  {"mcio_calibrate", "off"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 26);
+        ASSERT_LT(i, 27);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 26);
+    EXPECT_EQ(i, 27);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
+}
+
+/* The hints set explicitly are known as such (the cost model chooses only the others), even
+ * when set to their default value; a refused value does not count as set. */
+TEST(Hints, SetExplicitly)
+{
+    mcio_hints h = mcio_hints_default();
+    char detail[MCIO_DETAIL_LEN];
+    EXPECT_FALSE(mcio_hints_is_set(&h, "cb_buffer_size"));
+    EXPECT_FALSE(mcio_hints_is_set(&h, "mcio_pipeline_depth"));
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_pipeline_depth", "1", "t", detail), MCIO_SUCCESS);
+    EXPECT_TRUE(mcio_hints_is_set(&h, "mcio_pipeline_depth"));
+    EXPECT_FALSE(mcio_hints_is_set(&h, "cb_buffer_size"));
+    EXPECT_EQ(mcio_hints_set(&h, "cb_buffer_size", "lots", "t", detail), MCIO_ERR_HINT);
+    EXPECT_FALSE(mcio_hints_is_set(&h, "cb_buffer_size"));
+    ASSERT_EQ(mcio_hints_set(&h, "romio_cb_read", "disable", "t", detail), MCIO_SUCCESS);
+    EXPECT_TRUE(mcio_hints_is_set(&h, "romio_cb_read"));
+    EXPECT_FALSE(mcio_hints_is_set(&h, "romio_cb_write"));
+    EXPECT_FALSE(mcio_hints_is_set(&h, "no_such_hint"));
+    /* Keys meant for the MPI library are not mcio's to remember. */
+    ASSERT_EQ(mcio_hints_set(&h, "access_style", "read_once", "t", detail), MCIO_SUCCESS);
+    EXPECT_FALSE(mcio_hints_is_set(&h, "access_style"));
 }
 
 /* Every default but cb_nodes (whose default 0, "one per node", is not a value cb_nodes

@@ -277,7 +277,7 @@ TEST(Planners, EnumIndexesTheTable)
     for (int i = 0; mcio_planner_name(i); i++)
         EXPECT_EQ(mcio_planner_at(i), mcio_planner_find(mcio_planner_name(i))) << i;
     EXPECT_EQ(mcio_planner_at(-1), nullptr);
-    EXPECT_EQ(mcio_planner_at(MCIO_STRATEGY_AUTO + 1), nullptr);
+    EXPECT_EQ(mcio_planner_at(MCIO_STRATEGY_FIT + 1), nullptr);
 }
 
 /* The strategy table finds romio and plans exactly as mcio_planner_romio. */

@@ -174,3 +174,26 @@ int mcio_fdplan_find(const mcio_fdplan *plan, int64_t off)
     /* Domains are sorted and disjoint: only the last one starting at or before off can hold it. */
     return found >= 0 && off < plan->fd_end[found] ? found : -1;
 }
+
+int mcio_fdplan_first_after(const mcio_fdplan *plan, int64_t off)
+{
+    int lo = 0, hi = plan->ndomains;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (plan->fd_end[mid] <= off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+int64_t mcio_fdplan_rounds_met(const mcio_fdplan *plan, int d, int64_t s, int64_t e)
+{
+    int64_t lo = s > plan->win_start[d] ? s : plan->win_start[d];
+    int64_t hi = e < plan->win_end[d] ? e : plan->win_end[d];
+    if (plan->rounds[d] == 0 || hi <= lo || plan->window[d] <= 0)
+        return 0;
+    return (hi - 1 - plan->win_start[d]) / plan->window[d] -
+           (lo - plan->win_start[d]) / plan->window[d] + 1;
+}

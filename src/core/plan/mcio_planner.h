@@ -169,7 +169,12 @@ const mcio_planner *mcio_planner_find(const char *name);
 
 /* mcio_strategy, parsed: the index of a strategy in the table of planners.c (the order of
  * mcio_planner_name). A new strategy is a new row there and a new name here. */
-enum mcio_strategy { MCIO_STRATEGY_ROMIO = 0, MCIO_STRATEGY_MEMORY, MCIO_STRATEGY_AUTO };
+enum mcio_strategy {
+    MCIO_STRATEGY_ROMIO = 0,
+    MCIO_STRATEGY_MEMORY,
+    MCIO_STRATEGY_AUTO, /* the default: the cost model chooses per call (mcio_costmodel.h) */
+    MCIO_STRATEGY_FIT   /* romio when it fits the nodes' memory, else memory (memmodel.c) */
+};
 
 /* The planner of strategy s (enum mcio_strategy), or NULL past the last. */
 const mcio_planner *mcio_planner_at(int s);
@@ -405,6 +410,13 @@ static inline int64_t mcio_fdplan_round_window(int64_t window, int64_t stripe)
  */
 int64_t mcio_fdplan_domain_rounds(const mcio_spans *spans, int64_t fs, int64_t fe,
                                   int64_t *window, int64_t stripe, int64_t *lo, int64_t *hi);
+
+/* The first domain whose end is past off (domains are sorted and disjoint): ndomains when
+ * none is. */
+int mcio_fdplan_first_after(const mcio_fdplan *plan, int64_t off);
+
+/* Rounds of domain d that the file range [s, e) meets. */
+int64_t mcio_fdplan_rounds_met(const mcio_fdplan *plan, int d, int64_t s, int64_t e);
 
 /* Index of the domain holding byte off, or -1. Domains are sorted and disjoint. */
 int mcio_fdplan_find(const mcio_fdplan *plan, int64_t off);

@@ -34,31 +34,6 @@
 #define LIST_PAIR_BYTES ((int64_t)(2 * sizeof(int64_t)))
 #define SCRATCH_BYTES ((int64_t)(sizeof(int) + 2 * sizeof(int64_t))) /* blocklen, displ, request */
 
-/* The first domain whose end is past off (domains are sorted and disjoint). */
-static int first_domain_after(const mcio_fdplan *plan, int64_t off)
-{
-    int lo = 0, hi = plan->ndomains;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (plan->fd_end[mid] <= off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Rounds of domain d that [s, e) meets. */
-static int64_t rounds_met(const mcio_fdplan *plan, int d, int64_t s, int64_t e)
-{
-    int64_t lo = s > plan->win_start[d] ? s : plan->win_start[d];
-    int64_t hi = e < plan->win_end[d] ? e : plan->win_end[d];
-    if (plan->rounds[d] == 0 || hi <= lo || plan->window[d] <= 0)
-        return 0;
-    return (hi - 1 - plan->win_start[d]) / plan->window[d] -
-           (lo - plan->win_start[d]) / plan->window[d] + 1;
-}
-
 int mcio_memmodel(const mcio_topology *topo, const mcio_summary *sum, const mcio_fdplan *plan,
                   const int *slots, int own_access, mcio_memmodel_node *out)
 {
@@ -89,9 +64,9 @@ int mcio_memmodel(const mcio_topology *topo, const mcio_summary *sum, const mcio
         /* Its pieces: the extents, cut at every round boundary inside them (at most one cut
          * per (round, domain) group). */
         int64_t groups = 0;
-        for (int d = first_domain_after(plan, sum[r].start);
+        for (int d = mcio_fdplan_first_after(plan, sum[r].start);
              d < nd && plan->fd_start[d] < sum[r].end; d++) {
-            int64_t g = rounds_met(plan, d, sum[r].start, sum[r].end);
+            int64_t g = mcio_fdplan_rounds_met(plan, d, sum[r].start, sum[r].end);
             int64_t lo = sum[r].start > plan->fd_start[d] ? sum[r].start : plan->fd_start[d];
             int64_t hi = sum[r].end < plan->fd_end[d] ? sum[r].end : plan->fd_end[d];
             double share = span > 0 && hi > lo ? (double)(hi - lo) / (double)span : 0;

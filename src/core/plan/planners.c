@@ -27,9 +27,12 @@ static int plan_memory(const mcio_topology *topo, const mcio_summary *sum,
 static const mcio_planner planners[] = {
     [MCIO_STRATEGY_ROMIO] = {.name = "romio", .plan = plan_romio},
     [MCIO_STRATEGY_MEMORY] = {.name = "memory", .plan = plan_memory, .keeps_node_memory = 1},
-    /* The default: romio when it fits the nodes' memory, else memory (memmodel.c). It takes
-     * the independent plan itself when romio would. */
+    /* The default: the engine asks the cost model (costmodel.c) which configuration to run
+     * and plans with romio or fit; as a planner on its own (mcio-plan), auto plans as fit. */
     [MCIO_STRATEGY_AUTO] = {.name = "auto", .plan = mcio_planner_auto, .keeps_node_memory = 1},
+    /* romio when it fits the nodes' memory, else memory (memmodel.c), without the cost model:
+     * the default before issue 20. It takes the independent plan itself when romio would. */
+    [MCIO_STRATEGY_FIT] = {.name = "fit", .plan = mcio_planner_auto, .keeps_node_memory = 1},
 };
 
 const mcio_planner *mcio_planner_find(const char *name)

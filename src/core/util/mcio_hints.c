@@ -85,6 +85,12 @@ static const char *write_sync_name(int i)
     return i >= 0 && i < 3 ? names[i] : NULL;
 }
 
+static const char *calibrate_name(int i)
+{
+    static const char *const names[] = {"auto", "off", "force"};
+    return i >= 0 && i < 3 ? names[i] : NULL;
+}
+
 static const char *bool_name(int i)
 {
     return i == 0 ? "false" : i == 1 ? "true" : NULL;
@@ -149,8 +155,25 @@ static const hint_spec specs[] = {
     {.key = "mcio_write_sync", .kind = HINT_CHOICE, FIELD(write_sync), .names = write_sync_name},
     /* The default strategy (auto): the share of a node's memory it leaves free, in percent. */
     {.key = "mcio_memory_margin", .kind = HINT_INT, FIELD(memory_margin), .min = 0, .max = 90},
+    /* The calibration probe of the cost model (src/engine/mcio_calibrate.c). */
+    {.key = "mcio_calibrate", .kind = HINT_CHOICE, FIELD(calibrate), .names = calibrate_name},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
+_Static_assert(NSPECS <= 64, "mcio_hints.set has one bit per hint");
+
+static int spec_index(const char *key)
+{
+    for (int i = 0; i < NSPECS; i++)
+        if (strcmp(key, specs[i].key) == 0)
+            return i;
+    return -1;
+}
+
+int mcio_hints_is_set(const mcio_hints *h, const char *key)
+{
+    int i = spec_index(key);
+    return i >= 0 && (h->set >> i & 1u);
+}
 
 /* "a, b, c": the values of a choice, for messages. */
 static void list_names(const char *(*names)(int), char *out, size_t len)
@@ -171,10 +194,8 @@ static int index_of(const char *(*names)(int), const char *v)
 int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char *where,
                    char detail[MCIO_DETAIL_LEN])
 {
-    const hint_spec *s = NULL;
-    for (int i = 0; i < NSPECS && !s; i++)
-        if (strcmp(key, specs[i].key) == 0)
-            s = &specs[i];
+    int si = spec_index(key);
+    const hint_spec *s = si >= 0 ? &specs[si] : NULL;
     if (!s) {
         if (strncmp(key, "mcio_", 5) != 0)
             return MCIO_SUCCESS; /* meant for the MPI library */
@@ -219,6 +240,7 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
         snprintf(field, s->size, "%s", value);
         break;
     }
+    h->set |= (uint64_t)1 << si;
     return MCIO_SUCCESS;
 bad:
     switch (s->kind) {

@@ -42,6 +42,13 @@ enum mcio_write_sync_mode {
     MCIO_WRITE_SYNC_FALSE
 };
 
+/* mcio_calibrate: the calibration probe of the file system's costs (mcio_calibrate.c). */
+enum mcio_calibrate_mode {
+    MCIO_CALIBRATE_AUTO = 0, /* on first use of a file system, then its cached figures */
+    MCIO_CALIBRATE_OFF,      /* never: the cached figures if any, else the defaults of its kind */
+    MCIO_CALIBRATE_FORCE     /* at this open, whatever the cache holds (and cache the result) */
+};
+
 typedef struct mcio_hints {
     int64_t cb_buffer_size; /* ROMIO's cb_buffer_size: 16 MiB */
     int cb_nodes;           /* ROMIO's cb_nodes: 0 = one aggregator per node */
@@ -69,6 +76,8 @@ typedef struct mcio_hints {
     int write_sync;                 /* mcio_write_sync: enum mcio_write_sync_mode, auto */
     double slow_call_seconds;       /* mcio_slow_call_seconds: slow backend, delay per call */
     double slow_byte_seconds;       /* mcio_slow_byte_seconds: slow backend, delay per byte */
+    int calibrate;                  /* mcio_calibrate: enum mcio_calibrate_mode, auto */
+    uint64_t set; /* bit i: hint i (mcio_hints_get's order) was set explicitly (mcio_hints_set) */
 } mcio_hints;
 
 /* The defaults. */
@@ -91,6 +100,9 @@ int mcio_hints_parse_line(char *line, char **key, char **value);
 /* Write hint i (0-based) as key/value strings; returns 0 past the last. A hint that is unset
  * and has no default (mcio_topology_file) comes back with the value "". */
 int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *value, int valuelen);
+
+/* Was hint key set explicitly (by mcio_hints_set), rather than left at its default? */
+int mcio_hints_is_set(const mcio_hints *h, const char *key);
 
 /* The planning parameters the hints imply, for a write (write = 1) or a read. */
 mcio_planner_params mcio_hints_planner_params(const mcio_hints *h, int write);

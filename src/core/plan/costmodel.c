@@ -1,0 +1,502 @@
+/*
+ * The cost model that chooses, per collective call, how mcio runs it (issue 20).
+ *
+ * Drawn from:
+ *   - Thakur, Gropp, Lusk, "Data sieving and collective I/O in ROMIO" (1999): two-phase I/O
+ *     pays an exchange to turn many small file accesses into few large ones; ROMIO takes it
+ *     only when ranks' accesses interleave (romio_cb_* automatic). Here the trade is priced.
+ *   - Lu, Chen, Zhuang, Sun, memory-conscious collective I/O (shared/seeds/002): aggregators per
+ *     node (Nah) and the node's available memory (Memavl) bound what a plan may hold; the paper
+ *     leaves their calibration to future work. The memory model (memmodel.c) tells whether a
+ *     candidate fits; the calibration probe (src/engine/mcio_calibrate.c) gives the costs.
+ *   - Sehrish et al., pipelined aggregation (shared/seeds/003): with sub-buffers in flight the
+ *     smaller of the exchange and the file access is hidden, at best.
+ *   - Hockney's model of a message, alpha + n beta; TAPIOCA's cost model (shared/seeds/004)
+ *     prices aggregation the same way (latency plus bytes over bandwidth).
+ *
+ * The prediction of an aggregated candidate walks the plan the real planners make for it
+ * (romio.c, or the auto strategy's memory plan, then pipeline.c's sub-buffers): for each file
+ * domain, the messages and bytes its aggregator receives (or sends, on reads) and its file
+ * calls; the call's time is the slowest aggregator's, or the slowest sender's. An independent
+ * candidate costs each rank one file call per extent. Ranks of a node that access the file at
+ * once each pay the concurrent figures of the table (interpolated between 1 and conc ranks,
+ * and per byte proportionally beyond conc: the node's bandwidth is shared). Collectives the
+ * engine adds beyond the summaries' allgather are counted (coll each): four for an aggregated
+ * call, three for an independent one.
+ *
+ * What the model does not see: the CPU that ranks share when they outnumber cores, caches
+ * warmed by a previous call, the I/O thread's contention (mcio_io_thread stays the engine's
+ * own run-time choice), and servers shared between nodes.
+ *
+ * Glossary (and mcio_planner.h):
+ *   candidate      one configuration: independent, or aggregated with a strategy, aggregators
+ *                  per node, collective buffer size and pipeline depth
+ *   headroom       a node's available memory (the paper's Memavl): topo->node_mem
+ *   usable         headroom less mcio_memory_margin (mcio_memmodel_usable)
+ *   conc           the ranks per node at which the table's concurrent figures were measured
+ *   runner-up      the second fastest candidate that fits: what the choice beat, and by how much
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcio_costmodel.h"
+
+/* Collectives an aggregated call makes beyond the summaries' allgather: the memory probe's
+ * allgather, the agreements after planning and after the list exchange, and the final one.
+ * An independent call skips the agreement after the (absent) list exchange (mcio_twophase.c). */
+enum { COLL_AGGREGATED = 4, COLL_INDEPENDENT = 3 };
+
+mcio_cost_table mcio_cost_defaults(int remote)
+{
+    /* Orders of magnitude, not measurements: the page cache moves a few GB/s per rank and a
+     * call costs microseconds; a network file system (GlusterFS over FUSE here, NFS, Lustre)
+     * costs a round trip per call and a network's bandwidth shared by a node's ranks. */
+    mcio_cost_table t = {.conc = 8,
+                         .msg = 20e-6,
+                         .msg_byte = 1.0 / 2e9,
+                         .coll = 50e-6,
+                         .copy_byte = 1.0 / 4e9,
+                         .overlap = 1,
+                         .calibrated = 0};
+    double call = remote ? 150e-6 : 3e-6, bw = remote ? 300e6 : 2.5e9;
+    for (int op = 0; op < 2; op++) {
+        t.call[op][0] = call;
+        t.call[op][1] = call * (remote ? 2.0 : 4.0); /* 8 ranks on 2 cores, or on one client */
+        t.byte[op][0] = 1.0 / bw;
+        t.byte[op][1] = (double)t.conc / (bw * (remote ? 1.0 : 2.0)); /* the node's share */
+    }
+    return t;
+}
+
+/* The cost per call and per byte of one of w ranks of a node accessing the file at once. */
+static void fs_cost(const mcio_cost_table *t, int op, int w, double *call, double *byte)
+{
+    int k = t->conc >= 2 ? t->conc : 2;
+    if (w <= 1) {
+        *call = t->call[op][0];
+        *byte = t->byte[op][0];
+        return;
+    }
+    double f = w >= k ? 1.0 : (double)(w - 1) / (double)(k - 1);
+    *call = t->call[op][0] + f * (t->call[op][1] - t->call[op][0]);
+    *byte = t->byte[op][0] + f * (t->byte[op][1] - t->byte[op][0]);
+    if (w > k)
+        *byte = t->byte[op][1] * (double)w / (double)k; /* the node's bandwidth, shared */
+}
+
+static int64_t rank_extents(const mcio_topology *topo, int r)
+{
+    return topo->rank_extents && topo->rank_extents[r] > 0 ? topo->rank_extents[r] : 1;
+}
+
+/* The independent candidate: each rank one call per extent, its node's accessing ranks at once. */
+static void predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
+{
+    const mcio_topology *topo = in->topo;
+    int op = in->write ? MCIO_COST_WRITE : MCIO_COST_READ;
+    int *active = calloc((size_t)topo->nnodes + 1, sizeof(int));
+    double worst = 0;
+    for (int r = 0; active && r < topo->nprocs; r++)
+        active[topo->node_of_rank[r]] += in->sum[r].bytes > 0;
+    for (int r = 0; r < topo->nprocs; r++) {
+        if (in->sum[r].bytes <= 0)
+            continue;
+        double call, byte;
+        fs_cost(in->cost, op, active ? active[topo->node_of_rank[r]] : topo->nprocs, &call, &byte);
+        double t = (double)rank_extents(topo, r) * call + (double)in->sum[r].bytes * byte;
+        worst = t > worst ? t : worst;
+    }
+    free(active);
+    c->fits = 1; /* no collective buffer: the extents only, which every candidate holds */
+    c->seconds = worst + COLL_INDEPENDENT * in->cost->coll;
+}
+
+/* Does the plan fit every node's usable memory? -1 when out of memory. */
+static int plan_fits(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int *slots)
+{
+    const mcio_topology *topo = in->topo;
+    int limited = 0;
+    for (int j = 0; topo->node_mem && j < topo->nnodes; j++)
+        limited |= topo->node_mem[j] != INT64_MAX;
+    if (!limited)
+        return 1; /* no node has a limit: the memory model would walk every rank for nothing */
+    mcio_memmodel_node *m = malloc(((size_t)topo->nnodes + 1) * sizeof *m);
+    if (!m || mcio_memmodel(topo, in->sum, fd, slots, 0, m) != MCIO_SUCCESS) {
+        free(m);
+        return -1;
+    }
+    int fits = 1;
+    for (int j = 0; j < topo->nnodes; j++)
+        fits &= m[j].peak <= mcio_memmodel_usable(topo->node_mem[j], in->params);
+    free(m);
+    return fits;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* How many of the n sorted values are below x. */
+static int64_t count_below(const int64_t *v, int64_t n, int64_t x)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The share of rank r's bytes that falls in [a, b) (spread evenly over its span, as the
+ * memory strategy's request map does). */
+static double share_in(const mcio_summary *s, int64_t a, int64_t b)
+{
+    int64_t lo = s->start > a ? s->start : a, hi = s->end < b ? s->end : b;
+    double span = (double)(s->end - s->start);
+    return hi > lo && span > 0 ? (double)(hi - lo) / span * (double)s->bytes : 0;
+}
+
+/* The slowest sender's side (receiver's, on reads): its messages to other ranks' domains, and
+ * its pieces packed into them. prefix[d]: rounds of the domains before d; own[r]: the domain
+ * rank r aggregates, or -1. */
+static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int64_t *prefix,
+                      const int *own)
+{
+    const mcio_cost_table *t = in->cost;
+    int nd = fd->ndomains;
+    double worst = 0;
+    for (int r = 0; r < in->topo->nprocs; r++) {
+        const mcio_summary *s = &in->sum[r];
+        if (s->bytes <= 0)
+            continue;
+        /* Its windows: the first and last domain it meets in part, those between whole. */
+        int d0 = mcio_fdplan_first_after(fd, s->start), d1 = mcio_fdplan_first_after(fd, s->end - 1);
+        double nmsg = 0, sent = (double)s->bytes;
+        if (d0 < nd) {
+            int last = d1 < nd ? d1 : nd - 1;
+            nmsg = (double)mcio_fdplan_rounds_met(fd, d0, s->start, s->end);
+            if (last > d0)
+                nmsg += (double)(prefix[last] - prefix[d0 + 1]) +
+                        (double)mcio_fdplan_rounds_met(fd, last, s->start, s->end);
+        }
+        if (own[r] >= 0) {
+            nmsg -= (double)mcio_fdplan_rounds_met(fd, own[r], s->start, s->end);
+            sent -= share_in(s, fd->fd_start[own[r]], fd->fd_end[own[r]]);
+        }
+        /* A sender's side: its messages, and its pieces packed into them. */
+        double ts = nmsg * t->msg + sent * (t->msg_byte + t->copy_byte);
+        worst = ts > worst ? ts : worst;
+    }
+    return worst;
+}
+
+/*
+ * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
+ * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
+ * not ranks x domains (an IOR-like pattern has every rank in every domain: at 100,000 ranks the
+ * direct walk took minutes): a domain's bytes from the request map, its messages as the ranks
+ * each of its windows meets (sorted starts and ends), a rank's messages from a prefix sum of
+ * the domains' rounds.
+ */
+static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth)
+{
+    const mcio_topology *topo = in->topo;
+    const mcio_cost_table *t = in->cost;
+    int op = in->write ? MCIO_COST_WRITE : MCIO_COST_READ, nd = fd->ndomains, n = topo->nprocs;
+    double *bytes = calloc((size_t)nd + 1, sizeof(double));
+    double *remote = calloc((size_t)nd + 1, sizeof(double));
+    double *msgs = calloc((size_t)nd + 1, sizeof(double));
+    int64_t *prefix = calloc((size_t)nd + 1, sizeof(int64_t));
+    int64_t *starts = malloc(((size_t)n + 1) * sizeof(int64_t));
+    int64_t *ends = malloc(((size_t)n + 1) * sizeof(int64_t));
+    int *own = malloc(((size_t)n + 1) * sizeof(int));
+    int *aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
+    mcio_reqmap map = {0};
+    double worst = 0;
+    if (!bytes || !remote || !msgs || !prefix || !starts || !ends || !own || !aggs ||
+        mcio_reqmap_build(n, in->sum, &map) != MCIO_SUCCESS) {
+        worst = HUGE_VAL; /* cannot price it: never chosen */
+        goto done;
+    }
+    int64_t m = 0;
+    for (int r = 0; r < n; r++) {
+        own[r] = -1;
+        if (in->sum[r].bytes > 0)
+            starts[m] = in->sum[r].start, ends[m++] = in->sum[r].end;
+    }
+    qsort(starts, (size_t)m, sizeof(int64_t), cmp_i64);
+    qsort(ends, (size_t)m, sizeof(int64_t), cmp_i64);
+    for (int d = 0; d < nd; d++) {
+        own[fd->agg_rank[d]] = d;
+        prefix[d + 1] = prefix[d] + fd->rounds[d];
+        if (fd->rounds[d] <= 0)
+            continue;
+        bytes[d] = (double)mcio_reqmap_bytes(&map, fd->fd_start[d], fd->fd_end[d]);
+        /* The ranks each window meets: spans that start before its end and end after its
+         * start. */
+        for (int64_t k = 0; k < fd->rounds[d]; k++) {
+            int64_t a = fd->win_start[d] + k * fd->window[d];
+            int64_t b = a + fd->window[d] < fd->win_end[d] ? a + fd->window[d] : fd->win_end[d];
+            msgs[d] += (double)(count_below(starts, m, b) - count_below(ends, m, a + 1));
+        }
+        const mcio_summary *ag = &in->sum[fd->agg_rank[d]];
+        if (ag->bytes > 0) { /* the aggregator's own data sends no message */
+            msgs[d] -= (double)mcio_fdplan_rounds_met(fd, d, ag->start, ag->end);
+            remote[d] = bytes[d] - share_in(ag, fd->fd_start[d], fd->fd_end[d]);
+        } else {
+            remote[d] = bytes[d];
+        }
+    }
+    worst = senders(in, fd, prefix, own);
+    for (int d = 0; d < nd; d++)
+        aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
+    for (int d = 0; d < nd; d++) {
+        if (fd->rounds[d] <= 0)
+            continue;
+        double call, byte, rcall, rbyte;
+        int w = aggs[topo->node_of_rank[fd->agg_rank[d]]];
+        fs_cost(t, op, w, &call, &byte);
+        fs_cost(t, MCIO_COST_READ, w, &rcall, &rbyte);
+        double span = (double)(fd->win_end[d] - fd->win_start[d]), rounds = fd->rounds[d];
+        double ex = msgs[d] * t->msg + remote[d] * t->msg_byte + bytes[d] * t->copy_byte;
+        double io = rounds * call + span * byte;
+        /* A write with holes reads its rounds' spans first (read-modify-write). */
+        if (in->write && bytes[d] < 0.999 * span)
+            io += rounds * rcall + span * rbyte;
+        double td;
+        if (depth > 1) { /* the smaller phase hidden (as far as a core is free for it), but
+                            for one sub-buffer's worth; each sub-buffer a hand-over */
+            double lo = ex < io ? ex : io, ov = t->overlap < 0 ? 0 : t->overlap > 1 ? 1 : t->overlap;
+            td = (ex > io ? ex : io) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
+        } else {
+            td = ex + io;
+        }
+        worst = td > worst ? td : worst;
+    }
+done:
+    mcio_reqmap_free(&map);
+    free(bytes);
+    free(remote);
+    free(msgs);
+    free(prefix);
+    free(starts);
+    free(ends);
+    free(own);
+    free(aggs);
+    return worst + COLL_AGGREGATED * t->coll;
+}
+
+int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
+{
+    if (c->independent) {
+        predict_independent(in, c);
+        return MCIO_SUCCESS;
+    }
+    const mcio_topology *topo = in->topo;
+    mcio_planner_params pp = in->params;
+    pp.cb = MCIO_CB_ENABLE;
+    pp.buffer_size = c->buffer;
+    if (c->aggs_per_node > 0) {
+        int64_t n = (int64_t)c->aggs_per_node * topo->nnodes;
+        pp.cb_nodes = n > topo->nprocs ? topo->nprocs : (int)n;
+    }
+    if (c->depth > 1)
+        pp.stripe = in->unit;
+    mcio_fdplan fd = {0};
+    int *slots = NULL;
+    int st = c->strategy == MCIO_STRATEGY_MEMORY
+                 ? mcio_planner_auto(topo, in->sum, pp, &fd)
+                 : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, in->sum, pp, &fd);
+    if (st != MCIO_SUCCESS)
+        return st;
+    if (c->depth > 1) {
+        slots = malloc(((size_t)fd.ndomains + 1) * sizeof(int));
+        st = slots ? mcio_fdplan_subdivide(&fd, in->subbuffer, c->depth, in->unit, slots)
+                   : MCIO_ERR_NOMEM;
+    }
+    int fits = st == MCIO_SUCCESS ? plan_fits(in, &fd, slots) : 0;
+    if (st == MCIO_SUCCESS && fits < 0)
+        st = MCIO_ERR_NOMEM;
+    /* The memory strategy keeps each node's buffers within what the node offers (the margin
+     * and the metadata taken off, memmodel.c), but for its fallback: that is its fit, even
+     * where the metadata alone would not leave room for any buffer. */
+    if (c->strategy == MCIO_STRATEGY_MEMORY && fd.memory_conscious && fd.fallbacks == 0)
+        fits = 1;
+    if (st == MCIO_SUCCESS) {
+        c->fits = fits;
+        c->seconds = predict_plan(in, &fd, c->depth);
+    }
+    free(slots);
+    mcio_fdplan_free(&fd);
+    return st;
+}
+
+/* Is a better than b? Fitting first, then faster; ties keep the earlier candidate. */
+static int better(const mcio_cost_config *a, const mcio_cost_config *b)
+{
+    if (a->fits != b->fits)
+        return a->fits > b->fits;
+    return a->seconds < b->seconds;
+}
+
+/* Predict *c and rank it among the best two so far (c->seconds stays -1 when the candidate
+ * cannot run: too many rounds for its buffer). */
+static int consider(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_cost_choice *out)
+{
+    c->seconds = -1;
+    int st = mcio_cost_predict(in, c);
+    if (st == MCIO_ERR_ARG)
+        return MCIO_SUCCESS;
+    if (st != MCIO_SUCCESS)
+        return st;
+    if (out->candidates++ == 0) {
+        out->best = *c;
+    } else if (better(c, &out->best)) {
+        out->runner_up = out->best;
+        out->best = *c;
+    } else if (out->runner_up.seconds < 0 || better(c, &out->runner_up)) {
+        out->runner_up = *c;
+    }
+    return MCIO_SUCCESS;
+}
+
+int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
+{
+    memset(out, 0, sizeof *out);
+    out->runner_up.seconds = -1;
+    out->best.seconds = -1;
+    int st = MCIO_SUCCESS;
+    int cb_fixed = in->fixed & MCIO_COST_FIX_CB;
+    int interleaved = mcio_planner_interleaved(in->topo->nprocs, in->sum);
+    /* The user's romio_cb_*: disable is independent only; enable is aggregated only;
+     * automatic set explicitly is ROMIO's rule (independent when nothing interleaves). */
+    int try_ind = !cb_fixed || in->params.cb == MCIO_CB_DISABLE ||
+                  (in->params.cb == MCIO_CB_AUTOMATIC && !interleaved);
+    int try_agg = !cb_fixed || in->params.cb == MCIO_CB_ENABLE ||
+                  (in->params.cb == MCIO_CB_AUTOMATIC && interleaved);
+    if (try_ind) {
+        mcio_cost_config c = {.independent = 1, .depth = 1};
+        st = consider(in, &c, out);
+    }
+    static const int per_node[] = {1, 2, 4}, depths[] = {1, 2, 4};
+    int64_t buffers[2] = {in->params.buffer_size, (int64_t)4 << 20};
+    int nbuf = in->fixed & MCIO_COST_FIX_BUFFER || buffers[1] >= buffers[0] ? 1 : 2;
+    int nper = in->fixed & MCIO_COST_FIX_CB_NODES ? 1 : 3;
+    int ndep = in->fixed & MCIO_COST_FIX_DEPTH ? 1 : 3;
+    for (int a = 0; try_agg && st == MCIO_SUCCESS && a < nper; a++)
+        for (int b = 0; st == MCIO_SUCCESS && b < nbuf; b++)
+            for (int k = 0; st == MCIO_SUCCESS && k < ndep; k++) {
+                mcio_cost_config c = {.strategy = MCIO_STRATEGY_ROMIO,
+                                      .aggs_per_node = nper == 1 ? 0 : per_node[a],
+                                      .buffer = buffers[b],
+                                      .depth = ndep == 1 ? in->depth : depths[k]};
+                st = consider(in, &c, out);
+                /* The memory strategy is a different plan only where romio does not fit. */
+                if (st == MCIO_SUCCESS && c.seconds >= 0 && !c.fits) {
+                    c.strategy = MCIO_STRATEGY_MEMORY;
+                    st = consider(in, &c, out);
+                }
+            }
+    return st;
+}
+
+void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len)
+{
+    if (c->independent) {
+        snprintf(buf, len, "independent");
+        return;
+    }
+    char per[16] = "cb_nodes";
+    if (c->aggs_per_node > 0)
+        snprintf(per, sizeof per, "%d/node", c->aggs_per_node);
+    int64_t b = c->buffer;
+    const char *unit = "";
+    if (b > 0 && b % (1 << 20) == 0)
+        b >>= 20, unit = "m";
+    else if (b > 0 && b % 1024 == 0)
+        b >>= 10, unit = "k";
+    snprintf(buf, len, "%s %s %" PRId64 "%s depth %d",
+             c->strategy == MCIO_STRATEGY_MEMORY ? "memory" : "romio", per, b, unit, c->depth);
+}
+
+/* --- the calibration cache's text --- */
+
+typedef struct cost_key {
+    const char *key;
+    size_t at; /* offset of a double in mcio_cost_table */
+} cost_key;
+
+#define COST_KEY(name, field) {name, offsetof(mcio_cost_table, field)}
+static const cost_key keys[] = {
+    COST_KEY("write_call_1", call[0][0]), COST_KEY("write_call_n", call[0][1]),
+    COST_KEY("read_call_1", call[1][0]),  COST_KEY("read_call_n", call[1][1]),
+    COST_KEY("write_byte_1", byte[0][0]), COST_KEY("write_byte_n", byte[0][1]),
+    COST_KEY("read_byte_1", byte[1][0]),  COST_KEY("read_byte_n", byte[1][1]),
+    COST_KEY("msg", msg),                 COST_KEY("msg_byte", msg_byte),
+    COST_KEY("coll", coll),               COST_KEY("copy_byte", copy_byte),
+};
+#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+
+int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t len)
+{
+    int n = snprintf(buf, len, "# mcio calibration (mcio-calibrate; seconds)\ndate %" PRId64
+                     "\nconc %d\n", date, t->conc);
+    for (int i = 0; i < NKEYS; i++) {
+        size_t at = n < 0 || (size_t)n >= len ? len : (size_t)n;
+        n += snprintf(buf + at, len - at, "%s %.6e\n", keys[i].key,
+                      *(const double *)((const char *)t + keys[i].at));
+    }
+    return n;
+}
+
+int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date)
+{
+    mcio_cost_table x = {.overlap = -1};
+    unsigned seen = 0; /* bit i: keys[i]; bit NKEYS: date; NKEYS + 1: conc */
+    int64_t when = 0;
+    for (const char *line = text; line && *line;) {
+        const char *nl = strchr(line, '\n');
+        size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        char buf[128], key[64], rest[64];
+        double v;
+        if (n < sizeof buf && line[0] != '#') {
+            memcpy(buf, line, n);
+            buf[n] = '\0';
+            int got = sscanf(buf, "%63s %lf %63s", key, &v, rest);
+            if (got == 1 || got == 3 || (got == 2 && !(isfinite(v) && v >= 0)))
+                return -1;
+            for (int i = 0; got == 2 && i < NKEYS; i++)
+                if (strcmp(key, keys[i].key) == 0)
+                    *(double *)((char *)&x + keys[i].at) = v, seen |= 1u << i;
+            if (got == 2 && strcmp(key, "overlap") == 0) {
+                if (v > 1)
+                    return -1;
+                x.overlap = v;
+            }
+            if (got == 2 && strcmp(key, "date") == 0)
+                when = (int64_t)v, seen |= 1u << NKEYS;
+            if (got == 2 && strcmp(key, "conc") == 0) {
+                if (v < 2 || v > 1 << 20 || v != floor(v))
+                    return -1;
+                x.conc = (int)v, seen |= 1u << (NKEYS + 1);
+            }
+        } else if (n >= sizeof buf) {
+            return -1;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (seen != (1u << (NKEYS + 2)) - 1)
+        return -1;
+    x.calibrated = 1;
+    *t = x;
+    *date = when;
+    return 0;
+}

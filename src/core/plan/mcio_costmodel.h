@@ -1,0 +1,120 @@
+/*
+ * The cost model that chooses how a collective call runs (issue 20): pure, no MPI, no files.
+ * Every rank calls mcio_cost_decide on the same allgathered inputs and the same calibrated
+ * table (broadcast when the file opens) and so reaches the same choice without a message.
+ * Design notes and the papers it draws on are at the top of costmodel.c.
+ */
+#ifndef MCIO_COSTMODEL_H
+#define MCIO_COSTMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mcio_planner.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { MCIO_COST_WRITE = 0, MCIO_COST_READ = 1 };
+
+/* The machine's costs, in seconds: measured by the calibration probe (mcio_calibrate.c) or
+ * the defaults of the file system's kind (mcio_cost_defaults). */
+typedef struct mcio_cost_table {
+    /* [op][c]: op MCIO_COST_WRITE / READ; c = 0: one rank of a node accesses the file,
+     * c = 1: conc ranks of a node access it at once (each rank's own cost then). */
+    double call[2][2]; /* per file-system call (pwrite / pread) */
+    double byte[2][2]; /* per byte */
+    int conc;          /* ranks per node of the c = 1 figures, >= 2 */
+    double msg;        /* one point-to-point message: latency (Hockney's alpha) */
+    double msg_byte;   /* per byte of a message (Hockney's beta) */
+    double coll;       /* one small collective (allreduce of a few words) over the ranks */
+    double copy_byte;  /* a memcpy of one byte (packing pieces into a collective buffer) */
+    double overlap;    /* share of the smaller of exchange and file access that a pipeline hides:
+                          1 when an aggregator's I/O thread has a core of its own, 0 when the
+                          node's cores are all taken by ranks (the job's layout, not the file
+                          system's: set at open, not cached; -1 from mcio_cost_parse when the
+                          text does not pin it) */
+    int calibrated;    /* 1: measured on this file system; 0: the defaults of its kind */
+} mcio_cost_table;
+
+/* The defaults when nothing was measured: remote = 0 for a file system that lives in the
+ * page cache or on a local device (tmpfs, ext4, xfs), 1 for one behind the network (GlusterFS,
+ * NFS, Lustre, ...: mcio_fsinfo.remote). */
+mcio_cost_table mcio_cost_defaults(int remote);
+
+/* One way to run a call. */
+typedef struct mcio_cost_config {
+    int independent;   /* 1: each rank accesses its own pieces (romio_cb_write/read = disable) */
+    int strategy;      /* aggregated: MCIO_STRATEGY_ROMIO, or MCIO_STRATEGY_MEMORY (planned as
+                          the auto strategy does when the romio plan does not fit the memory) */
+    int aggs_per_node; /* aggregated: cb_nodes = aggs_per_node x nodes (0: the user's cb_nodes) */
+    int64_t buffer;    /* aggregated: cb_buffer_size */
+    int depth;         /* aggregated: mcio_pipeline_depth */
+    int fits;          /* the memory model says every node's usable memory holds it */
+    double seconds;    /* predicted time of the call, beyond the summaries' allgather */
+} mcio_cost_config;
+
+/* Which of the choices the user made (a hint set explicitly): those are not chosen. */
+enum mcio_cost_fixed {
+    MCIO_COST_FIX_CB = 1 << 0,       /* romio_cb_write / romio_cb_read for this operation */
+    MCIO_COST_FIX_CB_NODES = 1 << 1, /* cb_nodes */
+    MCIO_COST_FIX_BUFFER = 1 << 2,   /* cb_buffer_size */
+    MCIO_COST_FIX_DEPTH = 1 << 3,    /* mcio_pipeline_depth */
+};
+
+typedef struct mcio_cost_inputs {
+    const mcio_topology *topo; /* nodes, node_mem (headroom; NULL: no limit), rank_extents */
+    const mcio_summary *sum;   /* [nprocs] */
+    int write;
+    mcio_planner_params params; /* the hints' parameters for this operation (user or default) */
+    int depth;               /* the hints' mcio_pipeline_depth */
+    int64_t subbuffer;       /* the sub-buffer size a pipeline would use (mcio_pipeline_subbuffer) */
+    int64_t unit;            /* its alignment unit (mcio_pipeline_unit at depth 2) */
+    unsigned fixed;          /* enum mcio_cost_fixed */
+    const mcio_cost_table *cost;
+} mcio_cost_inputs;
+
+/* The decision: the fastest candidate that fits, and the next fastest. */
+typedef struct mcio_cost_choice {
+    mcio_cost_config best;
+    mcio_cost_config runner_up; /* seconds < 0: there was no other candidate */
+    int candidates;             /* how many were predicted */
+} mcio_cost_choice;
+
+/*
+ * Predict the time of configuration c (fills c->fits and c->seconds). Aggregated
+ * configurations are planned with the real planners (romio.c, memmodel.c) and subdivided as
+ * the pipeline does (pipeline.c), and the prediction walks that plan. Pure; 0 or an
+ * MCIO_ERR_* code of the planner.
+ */
+int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c);
+
+/*
+ * Enumerate the candidates (independent; aggregated with the romio or the memory strategy,
+ * 1, 2 or 4 aggregators per node, the hints' buffer or 4 MiB, pipeline depth 1, 2 or 4; a
+ * choice the user fixed has its one value) in a fixed order, predict each, and take the
+ * fastest that fits (the first on a tie), else the one that needs least memory. Pure: the
+ * same inputs give the same choice on every rank. 0 or an MCIO_ERR_* code.
+ */
+int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out);
+
+/* A configuration as a short text: "independent", "romio 2/node 16m depth 2". */
+void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len);
+
+/* --- The calibration cache's text (one file per file system, "key value" lines) --- */
+
+/* Write the table and its date (seconds since the epoch) as text into buf; returns the length
+ * snprintf wants (as snprintf). */
+int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t len);
+
+/* Parse text written by mcio_cost_format. Unknown keys are ignored, every known key must be
+ * present with a finite non-negative value (conc >= 2); "overlap" (0 to 1) is optional, and
+ * -1 when absent. Returns 0 and fills *t (calibrated =
+ * 1) and *date, or -1 for malformed or incomplete text (the caller calibrates again). */
+int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,358 @@
+/*
+ * Calibration of the cost model (issue 20; the model is src/core/plan/costmodel.c): a short
+ * probe that measures the file system's cost per call and per byte, for writes and reads, for
+ * one rank and for all the ranks of a node at once, and the cost of a message, a collective and
+ * a copy; run on the first use of a file system and cached per file system with its date.
+ *
+ * The memory-conscious paper (shared/seeds/002) leaves the calibration of Nah, Msgind and
+ * Msggroup to future work, ROMIO and OMPIO use fixed rules: this probe gives the model the
+ * machine at hand. Each figure is fitted from two sizes (Hockney: t = alpha + n beta): a
+ * few 4 KiB calls and one large call, per operation.
+ *
+ * The probe writes a hidden temporary file in the directory of the file being opened, about
+ * 2 MiB by one rank and 512 KiB by each rank of the first node, reads it back and removes it;
+ * it takes a fraction of a second on the page cache and on the GlusterFS testbed. On a file
+ * system that acknowledges writes before its servers have them (mcio_fsinfo.defers_errors),
+ * each timed write ends with an fsync, as mcio's collective writes do there.
+ *
+ * The cache: $XDG_CACHE_HOME/mcio (or $HOME/.cache/mcio), one file per file system named by
+ * its kind and device number, text as mcio_cost_format writes it. A missing or read-only
+ * directory costs a calibration per open, never a failure.
+ *
+ * Glossary (costmodel.c): conc, the ranks of the first node that take part in the concurrent
+ * measurement; the table, mcio_cost_table.
+ */
+#define _DEFAULT_SOURCE /* mkstemp, fsync */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mcio_engine.h"
+
+enum { SMALL = 4096, NSMALL = 16, BIG_ONE = 2 << 20, BIG_EACH = 512 << 10, PINGS = 20 };
+
+#ifndef MCIO_SIMULATE /* the simulation has no files to probe: the defaults of the kind */
+/* The cache file of the file system holding path: <dir>/<kind>-<device>. 0, or -1 when no
+ * cache directory can be named (no HOME) or path cannot be stat'ed. */
+static int cache_path(const char *path, const mcio_fsinfo *fs, char *dir, size_t dlen, char *file,
+                      size_t flen)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return -1;
+    int n = xdg && *xdg ? snprintf(dir, dlen, "%s/mcio", xdg)
+            : home && *home ? snprintf(dir, dlen, "%s/.cache/mcio", home)
+                            : -1;
+    if (n < 0 || (size_t)n >= dlen)
+        return -1;
+    n = snprintf(file, flen, "%s/%s-%llx", dir, mcio_fs_type_name(fs->type),
+                 (unsigned long long)sb.st_dev);
+    return n < 0 || (size_t)n >= flen ? -1 : 0;
+}
+
+/* Read a table from a file (rank 0). 0, or -1 when absent or malformed. */
+static int read_table(const char *file, mcio_cost_table *t, int64_t *date)
+{
+    char text[2048];
+    FILE *f = fopen(file, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    return mcio_cost_parse(text, t, date);
+}
+
+/* Write the cache (rank 0), atomically (a temporary file renamed); failures are silent. */
+static void write_cache(const char *dir, const char *file, const mcio_cost_table *t, int64_t date)
+{
+    char text[2048], tmp[MCIO_PATH_LEN + 64];
+    char parent[MCIO_PATH_LEN + 16];
+    snprintf(parent, sizeof parent, "%s", dir);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = '\0';
+        mkdir(parent, 0755); /* ~/.cache itself may be missing */
+    }
+    mkdir(dir, 0755);
+    int n = mcio_cost_format(t, date, text, sizeof text);
+    if (n < 0 || (size_t)n >= sizeof text ||
+        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid()) >= (int)sizeof tmp)
+        return;
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    int ok = fwrite(text, 1, (size_t)n, f) == (size_t)n;
+    ok &= fclose(f) == 0;
+    if (!ok || rename(tmp, file) != 0)
+        unlink(tmp);
+}
+
+#endif
+
+/* One timed phase of file access on fd: NSMALL calls of SMALL bytes, then one of big bytes,
+ * at off (write, or read back). Returns 0 and the two times, or -1 on an error. */
+static int time_access(int fd, int write, int sync, char *buf, int64_t off, int64_t big,
+                       double *t_small, double *t_big)
+{
+    double t0 = PMPI_Wtime();
+    for (int i = 0; i < NSMALL; i++) {
+        ssize_t n = write ? pwrite(fd, buf, SMALL, off + (int64_t)i * SMALL)
+                          : pread(fd, buf, SMALL, off + (int64_t)i * SMALL);
+        if (n != SMALL)
+            return -1;
+    }
+    if (write && sync && fsync(fd) != 0)
+        return -1;
+    double t1 = PMPI_Wtime();
+    off += NSMALL * SMALL;
+    for (int64_t done = 0; done < big;) {
+        ssize_t n = write ? pwrite(fd, buf + done, (size_t)(big - done), off + done)
+                          : pread(fd, buf + done, (size_t)(big - done), off + done);
+        if (n <= 0)
+            return -1;
+        done += n;
+    }
+    if (write && sync && fsync(fd) != 0)
+        return -1;
+    *t_small = (t1 - t0) / NSMALL;
+    *t_big = PMPI_Wtime() - t1;
+    return 0;
+}
+
+/* alpha and beta of t = alpha + n beta from a small and a big size. */
+static void fit(double t_small, double t_big, int64_t big, double *call, double *byte)
+{
+    double b = (t_big - t_small) / (double)(big - SMALL);
+    *byte = b > 1e-13 ? b : 1e-13;
+    double a = t_small - SMALL * *byte;
+    *call = a > 1e-8 ? a : 1e-8;
+}
+
+/* Collective: the file-system part of the probe. Ranks in which[] (1: take part) access the
+ * file at once, each in its own region of the file; *ok agreed. Fills call/byte[.][c]. */
+static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big, char *buf,
+                           mcio_cost_table *t, int *ok)
+{
+    double ts[2][2] = {{0}}, mine[4] = {0}, worst[4];
+    int64_t off = (int64_t)fh->rank * (NSMALL * SMALL + big);
+    int err = 0;
+    for (int op = 0; op < 2; op++) {
+        PMPI_Barrier(fh->comm);
+        if (active && !err)
+            err = time_access(fd, op == 0, fh->fs.defers_errors, buf, off, big, &ts[op][0],
+                              &ts[op][1]);
+        mine[2 * op] = ts[op][0];
+        mine[2 * op + 1] = ts[op][1];
+    }
+    int bad = err != 0, anybad = 0;
+    PMPI_Allreduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, fh->comm);
+    PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, fh->comm);
+    if (anybad) {
+        *ok = 0;
+        return;
+    }
+    for (int op = 0; op < 2; op++)
+        fit(worst[2 * op], worst[2 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
+}
+
+/* Collective: message, collective and copy costs (ping-pong between ranks 0 and 1). */
+static void probe_net(mcio_file fh, char *buf, mcio_cost_table *t)
+{
+    double v[3] = {0};
+    if (fh->nprocs >= 2 && fh->rank < 2) {
+        int peer = 1 - fh->rank;
+        for (int big = 0; big < 2; big++) {
+            int n = big ? BIG_EACH : 8, reps = big ? 4 : PINGS;
+            double t0 = PMPI_Wtime();
+            for (int i = 0; i < reps; i++) {
+                if (fh->rank == 0) {
+                    PMPI_Send(buf, n, MPI_BYTE, peer, MCIO_TAG_DATA, fh->comm);
+                    PMPI_Recv(buf, n, MPI_BYTE, peer, MCIO_TAG_DATA, fh->comm, MPI_STATUS_IGNORE);
+                } else {
+                    PMPI_Recv(buf, n, MPI_BYTE, peer, MCIO_TAG_DATA, fh->comm, MPI_STATUS_IGNORE);
+                    PMPI_Send(buf, n, MPI_BYTE, peer, MCIO_TAG_DATA, fh->comm);
+                }
+            }
+            v[big] = (PMPI_Wtime() - t0) / (2.0 * reps);
+        }
+    }
+    int x = 0, y;
+    double t0 = PMPI_Wtime();
+    for (int i = 0; i < PINGS; i++)
+        PMPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, fh->comm);
+    v[2] = (PMPI_Wtime() - t0) / PINGS;
+    PMPI_Bcast(v, 3, MPI_DOUBLE, 0, fh->comm);
+    if (fh->nprocs >= 2) {
+        t->msg = v[0] > 1e-8 ? v[0] : 1e-8;
+        double b = (v[1] - v[0]) / (BIG_EACH - 8);
+        t->msg_byte = b > 1e-13 ? b : 1e-13;
+    }
+    t->coll = v[2] > 1e-8 ? v[2] : 1e-8;
+    /* A copy: the packing of pieces into a collective buffer. */
+    double c0 = PMPI_Wtime();
+    memmove(buf + BIG_EACH, buf, BIG_EACH);
+    double cb = (PMPI_Wtime() - c0) / BIG_EACH;
+    PMPI_Allreduce(MPI_IN_PLACE, &cb, 1, MPI_DOUBLE, MPI_MIN, fh->comm); /* the undisturbed rank */
+    t->copy_byte = cb > 1e-13 ? cb : 1e-13;
+}
+
+int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out)
+{
+    mcio_cost_table t = mcio_cost_defaults(fh->fs.remote);
+    char name[MCIO_PATH_LEN + 32] = "";
+    int ok = 1, fd = -1;
+    char *buf = malloc((size_t)BIG_ONE + NSMALL * SMALL);
+    if (fh->rank == 0) {
+        int n = snprintf(name, sizeof name, "%s/.mcio-calibrate-XXXXXX", dir);
+        int tmp = n > 0 && (size_t)n < sizeof name ? mkstemp(name) : -1;
+        ok = tmp >= 0;
+        if (tmp >= 0)
+            close(tmp);
+    }
+    PMPI_Bcast(&ok, 1, MPI_INT, 0, fh->comm);
+    if (ok)
+        PMPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, fh->comm);
+    if (ok) {
+        fd = buf ? open(name, O_RDWR) : -1;
+        int bad = fd < 0, any;
+        PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, fh->comm);
+        ok = !any;
+    }
+    if (ok) {
+        memset(buf, 0x5a, (size_t)BIG_ONE + NSMALL * SMALL);
+        /* The ranks of the first node; one of them alone, then all at once. */
+        int node0 = fh->machine.node_of_rank[fh->rank] == 0, k = 0;
+        for (int r = 0; r < fh->nprocs; r++)
+            k += fh->machine.node_of_rank[r] == 0;
+        probe_fs_costs(fh, fd, fh->rank == 0, 0, BIG_ONE, buf, &t, &ok);
+        if (ok && k >= 2) {
+            probe_fs_costs(fh, fd, node0, 1, BIG_EACH, buf, &t, &ok);
+            t.conc = k;
+        } else if (ok) {
+            for (int op = 0; op < 2; op++)
+                t.call[op][1] = t.call[op][0], t.byte[op][1] = 2 * t.byte[op][0];
+            t.conc = 2; /* not measured: two ranks taken to share a node's bandwidth */
+        }
+        if (ok)
+            probe_net(fh, buf, &t);
+    }
+    if (fd >= 0)
+        close(fd);
+    PMPI_Barrier(fh->comm);
+    if (fh->rank == 0 && name[0] && name[strlen(name) - 1] != 'X')
+        unlink(name);
+    free(buf);
+    t.calibrated = ok;
+    *out = t;
+    return ok ? MCIO_SUCCESS : MCIO_ERR_IO;
+}
+
+#ifndef MCIO_SIMULATE
+/* Rank 0: can a pipelined aggregator's I/O thread run beside the ranks of its node? 1 when
+ * the node has at least twice as many online cores as ranks (each rank a core, its thread
+ * another), else 0: the thread then takes turns with the ranks and hides nothing (measured on
+ * this 2-core host at 8 ranks: depth 2 and 4 slower than depth 1). Rank 0's node speaks for
+ * all, so that every rank decides alike. */
+static double overlap_here(mcio_file fh)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int here = 0;
+    for (int r = 0; r < fh->nprocs; r++)
+        here += fh->machine.node_of_rank[r] == fh->machine.node_of_rank[0];
+    return cores > 0 && cores >= 2L * here ? 1.0 : 0.0;
+}
+
+#endif
+
+/* The network as a topology file describes it: its latency per hop (two hops between nodes,
+ * through a switch) and bandwidth replace the measured message costs. */
+static void apply_topology(mcio_file fh, mcio_cost_table *t)
+{
+    const mcio_network *net = &fh->machine.net;
+    if (fh->hints.topology_file[0] && net->latency > 0 && net->bandwidth > 0) {
+        t->msg = 2 * net->latency;
+        t->msg_byte = 1.0 / net->bandwidth;
+    }
+}
+
+void mcio_calibrate_file(mcio_file fh, const char *path)
+{
+    /* [0] the table's source (enum mcio_cost_source); the table and its date follow. */
+    struct {
+        int source, probe;
+        int64_t date;
+        mcio_cost_table t;
+    } got = {.source = MCIO_COST_DEFAULTS, .t = mcio_cost_defaults(fh->fs.remote)};
+    char dir[MCIO_PATH_LEN] = "", file[MCIO_PATH_LEN + 96] = "", where[MCIO_PATH_LEN] = ".";
+#ifndef MCIO_SIMULATE
+    if (fh->rank == 0) {
+        const char *pinned = getenv("MCIO_CALIBRATION");
+        int have = cache_path(path, &fh->fs, dir, sizeof dir, file, sizeof file) == 0;
+        if (pinned && *pinned && read_table(pinned, &got.t, &got.date) == 0)
+            got.source = MCIO_COST_PINNED;
+        else if (fh->hints.calibrate != MCIO_CALIBRATE_FORCE && have &&
+                 read_table(file, &got.t, &got.date) == 0)
+            got.source = MCIO_COST_CACHE;
+        else
+            got.probe = fh->hints.calibrate != MCIO_CALIBRATE_OFF;
+        if (!have)
+            file[0] = '\0';
+        if (got.t.overlap < 0 || got.source != MCIO_COST_PINNED)
+            got.t.overlap = overlap_here(fh);
+    }
+    PMPI_Bcast(&got, (int)sizeof got, MPI_BYTE, 0, fh->comm);
+    if (got.probe) {
+        /* The directory of the file: the same file system. */
+        const char *slash = strrchr(path, '/');
+        if (slash && slash != path)
+            snprintf(where, sizeof where, "%.*s", (int)(slash - path), path);
+        else if (slash)
+            snprintf(where, sizeof where, "/");
+        mcio_cost_table t;
+        if (mcio_calibrate_run(fh, where, &t) == MCIO_SUCCESS) {
+            t.overlap = got.t.overlap;
+            got.t = t;
+            got.source = MCIO_COST_PROBED;
+            got.date = (int64_t)time(NULL);
+            if (fh->rank == 0 && file[0])
+                write_cache(dir, file, &t, got.date);
+        }
+    }
+#else
+    (void)path, (void)dir, (void)file, (void)where;
+#endif
+    apply_topology(fh, &got.t);
+    fh->cost = got.t;
+    fh->cost_source = got.source;
+    fh->cost_date = got.date;
+}
+
+const char *mcio_cost_source_name(int s)
+{
+    static const char *const names[] = {"defaults", "cache", "probe", "pinned"};
+    return s >= 0 && s < 4 ? names[s] : "?";
+}
+
+int mcio_file_get_costs(mcio_file fh, char *text, int len)
+{
+    if (!fh || !text || len < 1)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle or text is NULL");
+    text[0] = '\0';
+    if (fh->hints.strategy != MCIO_STRATEGY_AUTO)
+        return mcio_error_set(MCIO_SUCCESS, NULL);
+    int n = mcio_cost_format(&fh->cost, fh->cost_date, text, (size_t)len);
+    if (n >= 0 && n < len)
+        n += snprintf(text + n, (size_t)(len - n), "fs_type %s\nsource %s\n",
+                      mcio_fs_type_name(fh->fs.type), mcio_cost_source_name(fh->cost_source));
+    if (n < 0 || n >= len)
+        return mcio_error_set(MCIO_ERR_ARG, "text is too small for the cost table");
+    return mcio_error_set(MCIO_SUCCESS, NULL);
+}

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""The oracle of issue 20: does mcio with no hints reach its best hand-picked configuration?
+
+For every mcio-bench workload, on each site (Open MPI at 8 ranks on /tmp and on the GlusterFS
+testbed, MPICH at 2 ranks on /tmp), writes and reads, it runs mcio's default (no hints: the
+cost model chooses per call), mcio's hand-picked configurations under the pre-model default
+strategy `fit` (aggregated, independent, pipeline depth 2 and 4, the memory strategy, 1/2/4
+aggregators per node) and the MPI library's own collective I/O (ROMIO; Open MPI's OMPIO too).
+Configurations take turns within each repetition (interleaved), and every figure is a median.
+The default is timed without MCIO_STATS (whose gathers and file appends cost a few collectives
+per call); a separate untimed run of it with MCIO_STATS gives the model's choices and predicted
+times.
+mcio-bench verifies every byte of every write and read.
+
+  tools/mcio-oracle.py run [--reps 3] [--sites tmp,gluster,mpich] [--out out/oracle.json]
+  tools/mcio-oracle.py report out/oracle.json [--png docs/figures/oracle.png]
+
+`run` prints one progress line per mcio-bench run and writes JSON; `report` prints the
+markdown table of docs/performance.md (ratios default/best own and default/better native, the
+model's predicted against measured time) and draws the figure. The host may be shared: the
+figures are noisy, and files under /tmp live in the page cache.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PATTERNS = ["contiguous", "ior", "coll_perf", "hacc-aos", "hacc-soa", "random", "tapioca",
+            "mpi-io-test", "gcrm", "flash-io"]
+BOTH = lambda k, v: ["romio_cb_write=" + v, "romio_cb_read=" + v]  # noqa: E731
+FIT = ["mcio_strategy=fit"]
+# name -> hints (the mcio engine), or None for the native engines.
+OWN = {
+    "aggregated": FIT + BOTH("cb", "enable"),
+    "independent": FIT + BOTH("cb", "disable"),
+    "depth2": FIT + BOTH("cb", "enable") + ["mcio_pipeline_depth=2"],
+    "depth4": FIT + BOTH("cb", "enable") + ["mcio_pipeline_depth=4"],
+    "memory": ["mcio_strategy=memory"],
+    "aggs1": FIT + BOTH("cb", "enable") + ["cb_nodes=1"],
+    "aggs2": FIT + BOTH("cb", "enable") + ["cb_nodes=2"],
+    "aggs4": FIT + BOTH("cb", "enable") + ["cb_nodes=4"],
+}
+SITES = {
+    "tmp": {"mpi": "openmpi", "ranks": 8, "base": "/tmp", "size": "2m", "natives": ["romio321", "ompio"]},
+    "gluster": {"mpi": "openmpi", "ranks": 8, "base": "/mnt/mcio-gluster", "size": "512k",
+                "natives": ["romio321", "ompio"]},
+    "mpich": {"mpi": "mpich", "ranks": 2, "base": "/tmp", "size": "2m", "natives": ["romio"]},
+}
+
+
+def mpiexec(site, native_io=None):
+    if site["mpi"] == "mpich":
+        return ["mpiexec.mpich", "-n", str(site["ranks"])]
+    cmd = ["mpiexec.openmpi", "--oversubscribe", "--allow-run-as-root", "-n", str(site["ranks"])]
+    if native_io:
+        cmd += ["--mca", "io", native_io]
+    return cmd
+
+
+def bench_once(site, dirpath, config, hints, native_io, patterns):
+    """One mcio-bench run of every pattern; returns {pattern: row}, each row with the rates,
+    and for the default the cost model's choice and predicted times (MCIO_STATS)."""
+    bench = os.path.join(ROOT, "build", site["mpi"], "mcio-bench")
+    fd, out = tempfile.mkstemp(suffix=".json", dir=dirpath)
+    os.close(fd)
+    stats = out + ".stats"
+    engine = "native" if native_io else "mcio"
+    cmd = mpiexec(site, None if native_io == "romio" else native_io) + [
+        bench, "--engine", engine, "--pattern", ",".join(patterns), "--size", site["size"],
+        "--reps", "1", "--dir", dirpath, "--json", out]
+    for h in hints or []:
+        cmd += ["--hint", h]
+    env = dict(os.environ)
+    env.pop("MCIO_HINTS", None)
+    if config == "default-stats":
+        env["MCIO_STATS"] = stats  # its own run: the statistics cost collectives of their own
+    try:
+        for attempt in range(3):  # a brick killed by another's fault test: measure again
+            if os.path.exists(stats):
+                os.unlink(stats)
+            r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, timeout=900)
+            if r.returncode == 0:
+                break
+            print("    (failed, attempt %d: %s)" % (attempt + 1, r.stdout.strip().splitlines()[-1:]),
+                  flush=True)
+        else:
+            return None
+        with open(out) as f:
+            doc = json.load(f)
+        rows = {}
+        for x in doc["results"]:
+            if not x.get("verified"):
+                print("    NOT VERIFIED: %s %s" % (config, x["pattern"]), flush=True)
+                continue
+            rows[x["pattern"]] = {"write_mib_s": x["write_mib_s"], "read_mib_s": x["read_mib_s"],
+                                  "bytes": x["bytes"]}
+        if config == "default-stats" and os.path.exists(stats):
+            with open(stats) as f:
+                for line in f:
+                    s = json.loads(line)
+                    pat = s["path"].rsplit(".", 2)[-2]  # mcio-bench.<pid>.<i>.<pattern>.mcio
+                    if pat in rows:
+                        rows[pat]["choice_" + s["op"]] = s["choice"]
+                        rows[pat]["predicted_" + s["op"]] = s["predicted"]
+                        rows[pat]["runner_up_" + s["op"]] = s["runner_up"]
+        return rows
+    except (OSError, ValueError) as e:  # the mount went away under a fault test
+        print("    (%s)" % e, flush=True)
+        return None
+    finally:
+        for p in (out, stats):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+
+
+def run(args):
+    sites = args.sites.split(",")
+    patterns = args.patterns.split(",")
+    doc = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
+           "patterns": patterns, "sites": {s: SITES[s] for s in sites}, "runs": []}
+    if args.merge:
+        with open(args.merge) as f:
+            old = json.load(f)
+        keep = [s for s in old["sites"] if s not in sites]
+        doc["sites"] = dict({s: old["sites"][s] for s in keep}, **doc["sites"])
+        doc["runs"] = [r for r in old["runs"] if r["site"] in keep]
+    plan = []
+    for s in sites:
+        site = SITES[s]
+        configs = [("default", [], None)] + [(k, v, None) for k, v in OWN.items()] + [
+            ("native-" + n, [], n) for n in site["natives"]] + [("default-stats", [], None)]
+        plan += [(s, rep, c) for rep in range(args.reps) for c in configs]
+    t0 = time.time()
+    dirs = {}
+    try:
+        for i, (s, rep, (name, hints, native)) in enumerate(plan):
+            site = SITES[s]
+            if s not in dirs:
+                dirs[s] = tempfile.mkdtemp(prefix="mcio-oracle.", dir=site["base"])
+            t = time.time()
+            rows = None
+            for attempt in range(3):
+                rows = bench_once(site, dirs[s], name, hints, native, patterns)
+                if rows:
+                    break
+                time.sleep(5)
+            print("[%d/%d] %s rep %d %-14s %5.1f s (elapsed %.0f s)%s" % (
+                i + 1, len(plan), s, rep + 1, name, time.time() - t, time.time() - t0,
+                "" if rows else " FAILED"), flush=True)
+            for pat, row in (rows or {}).items():
+                doc["runs"].append(dict(row, site=s, rep=rep, config=name, pattern=pat))
+            with open(args.out, "w") as f:
+                json.dump(doc, f, indent=1)
+    finally:
+        for d in dirs.values():
+            subprocess.run(["rm", "-rf", d])
+    print("wrote %s" % args.out)
+
+
+def medians(doc):
+    """{(site, pattern, config, op): median MiB/s}, and the default's predictions."""
+    acc, pred, choice = {}, {}, {}
+    for r in doc["runs"]:
+        for op in ("write", "read"):
+            k = (r["site"], r["pattern"], r["config"], op)
+            acc.setdefault(k, []).append(r[op + "_mib_s"])
+            if r["config"] == "default-stats" and ("predicted_" + op) in r:
+                pred.setdefault(k[:2] + (op,), []).append(r["predicted_" + op])
+                choice.setdefault(k[:2] + (op,), []).append(r["choice_" + op])
+    return {k: statistics.median(v) for k, v in acc.items()}, pred, choice
+
+
+def table(doc):
+    m, pred, choice = medians(doc)
+    rows = []
+    for s in doc["sites"]:
+        for pat in doc["patterns"]:
+            for op in ("write", "read"):
+                d = m.get((s, pat, "default", op))
+                own = [(m[(s, pat, c, op)], c) for c in OWN if (s, pat, c, op) in m]
+                nat = [(m[(s, pat, c, op)], c[7:]) for c in ("native-romio321", "native-ompio",
+                                                             "native-romio") if (s, pat, c, op) in m]
+                if d is None or not own:
+                    continue
+                best, bestc = max(own)
+                nbest, nc = max(nat) if nat else (None, "-")
+                p = pred.get((s, pat, op), [])
+                pm = statistics.median(p) if p else None
+                nbytes = [r["bytes"] for r in doc["runs"] if r["site"] == s and r["pattern"] == pat]
+                tm = nbytes[0] / (d * 2 ** 20) if nbytes and d else None  # the default's median
+                ch = choice.get((s, pat, op), [])
+                rows.append({"site": s, "pattern": pat, "op": op, "default": d,
+                             "choice": max(set(ch), key=ch.count) if ch else "",
+                             "choices": len(set(ch)), "best_own": best, "best_own_config": bestc,
+                             "ratio_own": d / best, "native": nbest, "native_io": nc,
+                             "ratio_native": d / nbest if nbest else None,
+                             "predicted_s": pm, "measured_s": tm,
+                             "error": (pm / tm if pm and tm else None)})
+    return rows
+
+
+def report(args):
+    with open(args.json) as f:
+        doc = json.load(f)
+    rows = table(doc)
+    print("| site | workload | op | default's choice | default MiB/s | best own (config) | "
+          "default/best own | better native | default/native | predicted ms | measured ms | "
+          "predicted/measured |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        flag = lambda x, bar: ("**%.2f**" % x) if x is not None and x < bar else (  # noqa: E731
+            "%.2f" % x if x is not None else "-")
+        print("| %s | %s | %s | %s%s | %.0f | %.0f (%s) | %s | %s | %s | %s | %s | %s |" % (
+            r["site"], r["pattern"], r["op"], r["choice"], " (varied)" if r["choices"] > 1 else "",
+            r["default"], r["best_own"], r["best_own_config"], flag(r["ratio_own"], 0.9),
+            "%.0f (%s)" % (r["native"], r["native_io"]) if r["native"] else "-",
+            flag(r["ratio_native"], 1.0),
+            "%.2f" % (1e3 * r["predicted_s"]) if r["predicted_s"] else "-",
+            "%.2f" % (1e3 * r["measured_s"]) if r["measured_s"] else "-",
+            "%.2f" % r["error"] if r["error"] else "-"))
+    own_ok = sum(r["ratio_own"] >= 0.9 for r in rows)
+    nat_ok = sum(r["ratio_native"] is not None and r["ratio_native"] >= 1.0 for r in rows)
+    print("\n%d of %d cases reach 0.9 of the best own configuration; %d of %d at least the "
+          "better native." % (own_ok, len(rows), nat_ok, sum(r["native"] is not None for r in rows)))
+    if args.png:
+        plot(rows, args.png)
+
+
+def plot(rows, png):
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import mcio_venv
+    mcio_venv.use_venv()  # matplotlib is in the project's .venv (scripts/setup.sh)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    sites = sorted({r["site"] for r in rows}, key=list(SITES).index)
+    fig, axes = plt.subplots(len(sites), 2, figsize=(13, 3.2 * len(sites)), squeeze=False)
+    for i, s in enumerate(sites):
+        for j, op in enumerate(("write", "read")):
+            ax = axes[i][j]
+            rs = [r for r in rows if r["site"] == s and r["op"] == op]
+            x = range(len(rs))
+            ax.bar([k - 0.2 for k in x], [r["ratio_own"] for r in rs], 0.4,
+                   label="default / best own config")
+            ax.bar([k + 0.2 for k in x], [r["ratio_native"] or 0 for r in rs], 0.4,
+                   label="default / better native")
+            ax.axhline(0.9, color="tab:blue", ls="--", lw=0.8)
+            ax.axhline(1.0, color="tab:orange", ls="--", lw=0.8)
+            ax.set_xticks(list(x))
+            ax.set_xticklabels([r["pattern"] for r in rs], rotation=30, fontsize=8)
+            ax.set_yscale("log")
+            ax.set_title("%s (%s, %d ranks), %s" % (s, SITES[s]["mpi"], SITES[s]["ranks"], op),
+                         fontsize=9)
+            if i == 0 and j == 0:
+                ax.legend(fontsize=8)
+    fig.suptitle("mcio with no hints against its best own configuration and native MPI-IO "
+                 "(medians; shared 2-core host: noisy)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    print("wrote %s" % png)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="measure (minutes)")
+    r.add_argument("--reps", type=int, default=3)
+    r.add_argument("--sites", default="tmp,gluster,mpich")
+    r.add_argument("--patterns", default=",".join(PATTERNS))
+    r.add_argument("--out", default=os.path.join(ROOT, "out", "oracle.json"))
+    r.add_argument("--merge", help="a previous run's JSON whose other sites' runs are kept")
+    p = sub.add_parser("report", help="table and figure from a run's JSON")
+    p.add_argument("json")
+    p.add_argument("--png")
+    args = ap.parse_args()
+    if args.cmd == "run":
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        run(args)
+    else:
+        report(args)
+
+
+if __name__ == "__main__":
+    main()
