@@ -36,6 +36,7 @@ BOTH = lambda k, v: ["romio_cb_write=" + v, "romio_cb_read=" + v]  # noqa: E731
 FIT = ["mcio_strategy=fit"]
 # name -> hints (the mcio engine), or None for the native engines.
 OWN = {
+    "fit": FIT,  # the default before the cost model: is the model better than what it replaced?
     "aggregated": FIT + BOTH("cb", "enable"),
     "independent": FIT + BOTH("cb", "disable"),
     "depth2": FIT + BOTH("cb", "enable") + ["mcio_pipeline_depth=2"],
@@ -197,7 +198,9 @@ def table(doc):
                 nbytes = [r["bytes"] for r in doc["runs"] if r["site"] == s and r["pattern"] == pat]
                 tm = nbytes[0] / (d * 2 ** 20) if nbytes and d else None  # the default's median
                 ch = choice.get((s, pat, op), [])
+                fit = m.get((s, pat, "fit", op))
                 rows.append({"site": s, "pattern": pat, "op": op, "default": d,
+                             "ratio_fit": d / fit if fit else None,
                              "choice": max(set(ch), key=ch.count) if ch else "",
                              "choices": len(set(ch)), "best_own": best, "best_own_config": bestc,
                              "ratio_own": d / best, "native": nbest, "native_io": nc,
@@ -212,15 +215,16 @@ def report(args):
         doc = json.load(f)
     rows = table(doc)
     print("| site | workload | op | default's choice | default MiB/s | best own (config) | "
-          "default/best own | better native | default/native | predicted ms | measured ms | "
-          "predicted/measured |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "default/best own | default/fit | better native | default/native | predicted ms | "
+          "measured ms | predicted/measured |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         flag = lambda x, bar: ("**%.2f**" % x) if x is not None and x < bar else (  # noqa: E731
             "%.2f" % x if x is not None else "-")
-        print("| %s | %s | %s | %s%s | %.0f | %.0f (%s) | %s | %s | %s | %s | %s | %s |" % (
+        print("| %s | %s | %s | %s%s | %.0f | %.0f (%s) | %s | %s | %s | %s | %s | %s | %s |" % (
             r["site"], r["pattern"], r["op"], r["choice"], " (varied)" if r["choices"] > 1 else "",
             r["default"], r["best_own"], r["best_own_config"], flag(r["ratio_own"], 0.9),
+            "%.2f" % r["ratio_fit"] if r["ratio_fit"] else "-",
             "%.0f (%s)" % (r["native"], r["native_io"]) if r["native"] else "-",
             flag(r["ratio_native"], 1.0),
             "%.2f" % (1e3 * r["predicted_s"]) if r["predicted_s"] else "-",
@@ -228,8 +232,12 @@ def report(args):
             "%.2f" % r["error"] if r["error"] else "-"))
     own_ok = sum(r["ratio_own"] >= 0.9 for r in rows)
     nat_ok = sum(r["ratio_native"] is not None and r["ratio_native"] >= 1.0 for r in rows)
+    fits = [r["ratio_fit"] for r in rows if r["ratio_fit"]]
     print("\n%d of %d cases reach 0.9 of the best own configuration; %d of %d at least the "
           "better native." % (own_ok, len(rows), nat_ok, sum(r["native"] is not None for r in rows)))
+    if fits:
+        print("Against the default it replaced (fit): median %.2f, %d of %d at least 0.9."
+              % (statistics.median(fits), sum(x >= 0.9 for x in fits), len(fits)))
     if args.png:
         plot(rows, args.png)
 
