@@ -49,6 +49,8 @@ static const char usage[] =
     "                     writes it under ~/.cache/mcio); default: the defaults of the file\n"
     "                     system's kind (--fs-path: remote or not)\n"
     "  --op OP            write or read: the operation the cost model chooses for (default write)\n"
+    "  --no-choice        skip the cost model's choice (at 100,000 ranks with --node-memory it\n"
+    "                     plans the memory strategy once per candidate: minutes)\n"
     "  --max-print N      rows printed per table (default 40; --json prints everything)\n"
     "  --json             print JSON instead of tables\n"
     "  --help             this text\n";
@@ -56,7 +58,7 @@ static const char usage[] =
 typedef struct opts {
     const char *pattern;
     int64_t size, transfer, random_max, seed;
-    int ranks, per_node, max_print, json;
+    int ranks, per_node, max_print, json, no_choice;
     const char *node_memory;
     mcio_hints hints;
     mcio_fsinfo fs; /* --fs-path; type MCIO_FS_UNKNOWN and stripe 0 without it */
@@ -87,6 +89,9 @@ static int parse(int argc, char **argv, opts *o)
             return 1;
         } else if (!strcmp(a, "--json")) {
             o->json = 1;
+            continue;
+        } else if (!strcmp(a, "--no-choice")) {
+            o->no_choice = 1;
             continue;
         }
         if (!v)
@@ -299,6 +304,8 @@ static void count_extent(void *ctx, int64_t off, int64_t len, int64_t mem)
  * also knows which hints the user set: here, those given with --hint). 0, or the exit status. */
 static int job_choose(job *j)
 {
+    if (j->o.no_choice)
+        return 0;
     j->cost = mcio_cost_defaults(j->o.fs.remote);
     if (j->o.costs) {
         char text[4096];
