@@ -340,11 +340,7 @@ static int job_choose(job *j)
         .topo = &topo, .sum = j->sum, .write = !j->o.read,
         .params = mcio_hints_planner_params(h, !j->o.read), .depth = h->pipeline_depth,
         .subbuffer = mcio_pipeline_subbuffer(h->subbuffer_size, stripe, unit), .unit = unit,
-        .fixed = (mcio_hints_is_set(h, j->o.read ? "romio_cb_read" : "romio_cb_write")
-                      ? MCIO_COST_FIX_CB : 0u) |
-                 (mcio_hints_is_set(h, "cb_nodes") ? MCIO_COST_FIX_CB_NODES : 0u) |
-                 (mcio_hints_is_set(h, "cb_buffer_size") ? MCIO_COST_FIX_BUFFER : 0u) |
-                 (mcio_hints_is_set(h, "mcio_pipeline_depth") ? MCIO_COST_FIX_DEPTH : 0u),
+        .fixed = mcio_hints_cost_fixed(h, !j->o.read),
         .cost = &j->cost};
     in.params.stripe = stripe;
     j->chose = mcio_cost_decide(&in, &j->choice) == MCIO_SUCCESS;

@@ -8,8 +8,8 @@
  *      and rounds, identically on every rank.
  *   3. list exchange: each rank sends the compact description of its pieces in a domain
  *      (regular sections, mcio_sections.h) only to the aggregators whose domain it has pieces
- *      in, a sparse exchange ending at a nonblocking barrier (no all-to-all, no empty
- *      message), and each aggregator builds its schedule.
+ *      in, after an allreduce that tells each aggregator how many lists to expect (no
+ *      all-to-all, no empty message), and each aggregator builds its schedule.
  *   4. data: an executor moves the bytes between user memory and the aggregators' collective
  *      buffers and the file (mcio_rounds.c: the classic rounds; mcio_pipeline.c: sub-buffers
  *      in flight, file access in an I/O thread, two-sided or one-sided).
@@ -328,19 +328,6 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
                : MCIO_SUCCESS;
 }
 
-/* The choices the user made, which the cost model leaves alone. */
-static unsigned fixed_by_user(const mcio_hints *h, int write)
-{
-    return (mcio_hints_is_set(h, write ? "romio_cb_write" : "romio_cb_read") ? MCIO_COST_FIX_CB
-                                                                              : 0u) |
-           (mcio_hints_is_set(h, "cb_nodes") ? MCIO_COST_FIX_CB_NODES : 0u) |
-           (mcio_hints_is_set(h, "cb_buffer_size") ? MCIO_COST_FIX_BUFFER : 0u) |
-           (mcio_hints_is_set(h, "mcio_pipeline_depth") ||
-                    h->transport == MCIO_TRANSPORT_RMA /* rma runs the pipelined executor */
-                ? MCIO_COST_FIX_DEPTH
-                : 0u);
-}
-
 /* Strategy auto: the cost model's choice (mcio_costmodel.h) for this call, pure and the same on
  * every rank; then the plan it names. Sets p->own_access and p->depth. */
 static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology *topo,
@@ -355,7 +342,7 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
                            .subbuffer = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, stripe,
                                                                 unit),
                            .unit = unit,
-                           .fixed = fixed_by_user(&fh->hints, write),
+                           .fixed = mcio_hints_cost_fixed(&fh->hints, write),
                            .cost = &fh->cost};
     int st = mcio_cost_decide(&in, &p->choice);
     if (st != MCIO_SUCCESS)

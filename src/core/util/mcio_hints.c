@@ -4,6 +4,7 @@
  * A new hint is a field in mcio_hints, its default below, a row, and a line in docs/hints.md.
  */
 #include "mcio_hints.h"
+#include "mcio_costmodel.h"
 #include "mcio_placement.h"
 
 #include <ctype.h>
@@ -336,6 +337,20 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
         break;
     }
     return 1;
+}
+
+unsigned mcio_hints_cost_fixed(const mcio_hints *h, int write)
+{
+    unsigned f = 0;
+    if (mcio_hints_is_set(h, write ? "romio_cb_write" : "romio_cb_read"))
+        f |= MCIO_COST_FIX_CB;
+    if (mcio_hints_is_set(h, "cb_nodes"))
+        f |= MCIO_COST_FIX_CB_NODES;
+    if (mcio_hints_is_set(h, "cb_buffer_size"))
+        f |= MCIO_COST_FIX_BUFFER;
+    if (mcio_hints_is_set(h, "mcio_pipeline_depth") || h->transport == MCIO_TRANSPORT_RMA)
+        f |= MCIO_COST_FIX_DEPTH;
+    return f;
 }
 
 mcio_planner_params mcio_hints_planner_params(const mcio_hints *h, int write)

@@ -107,6 +107,11 @@ int mcio_hints_is_set(const mcio_hints *h, const char *key);
 /* The planning parameters the hints imply, for a write (write = 1) or a read. */
 mcio_planner_params mcio_hints_planner_params(const mcio_hints *h, int write);
 
+/* The choices the user made for a write (write = 1) or a read, which the cost model leaves
+ * alone (enum mcio_cost_fixed): the hints set explicitly, and the pipeline depth under the rma
+ * transport (it runs the pipelined executor). */
+unsigned mcio_hints_cost_fixed(const mcio_hints *h, int write);
+
 #ifdef __cplusplus
 }
 #endif
