@@ -354,17 +354,7 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
         return mcio_planner_own(fh->nprocs, sum, &p->fd);
     }
     p->depth = c->depth;
-    mcio_planner_params pp = plan_params(fh, write, c->depth);
-    pp.cb = MCIO_CB_ENABLE;
-    pp.buffer_size = c->buffer;
-    if (c->aggs_per_node > 0) {
-        int64_t n = (int64_t)c->aggs_per_node * topo->nnodes;
-        pp.cb_nodes = n > fh->nprocs ? fh->nprocs : (int)n;
-    }
-    /* The memory strategy as the auto strategy plans it (memmodel.c): romio where it fits. */
-    return c->strategy == MCIO_STRATEGY_MEMORY
-               ? mcio_planner_auto(topo, sum, pp, &p->fd)
-               : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, sum, pp, &p->fd);
+    return mcio_cost_plan(&in, c, &p->fd);
 }
 
 /* Phase 2, pure: the summaries into a plan (or, with romio_cb_* disable, the own-access

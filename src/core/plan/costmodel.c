@@ -294,12 +294,8 @@ done:
     return worst + COLL_AGGREGATED * t->coll;
 }
 
-int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
+int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_fdplan *fd)
 {
-    if (c->independent) {
-        predict_independent(in, c);
-        return MCIO_SUCCESS;
-    }
     const mcio_topology *topo = in->topo;
     mcio_planner_params pp = in->params;
     pp.cb = MCIO_CB_ENABLE;
@@ -310,11 +306,21 @@ int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
     }
     if (c->depth > 1)
         pp.stripe = in->unit;
+    /* The memory strategy as the fit strategy plans it (memmodel.c): romio where it fits. */
+    return c->strategy == MCIO_STRATEGY_MEMORY
+               ? mcio_planner_auto(topo, in->sum, pp, fd)
+               : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, in->sum, pp, fd);
+}
+
+int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
+{
+    if (c->independent) {
+        predict_independent(in, c);
+        return MCIO_SUCCESS;
+    }
     mcio_fdplan fd = {0};
     int *slots = NULL;
-    int st = c->strategy == MCIO_STRATEGY_MEMORY
-                 ? mcio_planner_auto(topo, in->sum, pp, &fd)
-                 : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, in->sum, pp, &fd);
+    int st = mcio_cost_plan(in, c, &fd);
     if (st != MCIO_SUCCESS)
         return st;
     if (c->depth > 1) {

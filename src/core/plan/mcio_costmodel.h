@@ -91,6 +91,14 @@ typedef struct mcio_cost_choice {
 int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c);
 
 /*
+ * Plan the aggregated configuration c as the engine runs it and mcio_cost_predict prices it:
+ * the hints' parameters (in->params) with c's buffer, aggregators per node and, for a pipeline,
+ * its alignment unit (in->unit); the romio planner, or the memory strategy as the fit strategy
+ * plans it. Pure; 0 or an MCIO_ERR_* code of the planner.
+ */
+int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_fdplan *fd);
+
+/*
  * Enumerate the candidates (independent; aggregated with the romio or the memory strategy,
  * 1, 2 or 4 aggregators per node, the hints' buffer or 4 MiB, pipeline depth 1, 2 or 4; a
  * choice the user fixed has its one value) in a fixed order, predict each, and take the
