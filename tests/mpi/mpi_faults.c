@@ -148,6 +148,22 @@ static void gen(int r, int n, mt_extents *e)
     gen_pieces(r, n, 500, e);
 }
 
+/* The end of a test on a shared file: close it, check that it holds generation gen of every
+ * rank's extents, remove it and release the test's layout and buffers. */
+static void close_and_release(mcio_file *fh, const char *path, int64_t size, mt_extents *all,
+                              int n, unsigned gen, MPI_Info *info, uint8_t *got)
+{
+    CHECK_OK(mcio_file_close(fh));
+    MT_VERIFY_FILE(path, size, all, n, gen);
+    mt_remove(path);
+    mt_info_free(info);
+    free(got);
+    for (int r = 0; r < n; r++)
+        mt_ext_free(&all[r]);
+    free(all);
+    mt.ctx = NULL;
+}
+
 static int64_t sum_over_ranks(int64_t x)
 {
     MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
@@ -269,15 +285,7 @@ static void test_fault_backend(void)
     fault_reset();
     CHECK_OK(mcio_file_sync(fh));
 
-    CHECK_OK(mcio_file_close(&fh));
-    MT_VERIFY_FILE(path, size, all, n, gen_ok);
-    mt_remove(path);
-    mt_info_free(&info);
-    free(got);
-    for (int r = 0; r < n; r++)
-        mt_ext_free(&all[r]);
-    free(all);
-    mt.ctx = NULL;
+    close_and_release(&fh, path, size, all, n, gen_ok, &info, got);
 }
 
 /*
@@ -435,15 +443,7 @@ static void test_exchange_fault(void)
         MPI_Barrier(MPI_COMM_WORLD);
         MT_VERIFY_FILE(path, size, all, n, gen_ok);
     }
-    CHECK_OK(mcio_file_close(&fh));
-    MT_VERIFY_FILE(path, size, all, n, gen_ok);
-    mt_remove(path);
-    mt_info_free(&info);
-    free(got);
-    for (int r = 0; r < n; r++)
-        mt_ext_free(&all[r]);
-    free(all);
-    mt.ctx = NULL;
+    close_and_release(&fh, path, size, all, n, gen_ok, &info, got);
 }
 
 /*
