@@ -275,6 +275,71 @@ TEST(CostModel, SameInputsSameChoice)
     EXPECT_EQ(name(a.runner_up), name(b.runner_up));
 }
 
+/* The plan mcio_cost_decide_plan hands the engine is the chosen configuration's, as
+ * mcio_cost_plan and the pipeline's subdivision make it (planned once, not twice). */
+void expect_chosen_plan(const Job &j)
+{
+    mcio_cost_choice c, d;
+    mcio_fdplan got{}, want{};
+    int *slots = nullptr;
+    ASSERT_EQ(mcio_cost_decide_plan(&j.in, &d, &got, &slots), MCIO_SUCCESS);
+    c = decide(j);
+    EXPECT_EQ(name(c.best), name(d.best));
+    EXPECT_EQ(c.best.seconds, d.best.seconds);
+    EXPECT_EQ(name(c.runner_up), name(d.runner_up));
+    if (c.best.independent) {
+        EXPECT_EQ(got.ndomains, 0);
+        EXPECT_EQ(slots, nullptr);
+        return;
+    }
+    ASSERT_EQ(mcio_cost_plan(&j.in, &c.best, &want), MCIO_SUCCESS);
+    std::vector<int> want_slots(want.ndomains + 1);
+    if (c.best.depth > 1) {
+        ASSERT_NE(slots, nullptr);
+        ASSERT_EQ(mcio_fdplan_subdivide(&want, j.in.subbuffer, c.best.depth, j.in.unit,
+                                        want_slots.data()),
+                  MCIO_SUCCESS);
+    } else {
+        EXPECT_EQ(slots, nullptr);
+    }
+    ASSERT_EQ(got.ndomains, want.ndomains);
+    for (int d = 0; d < want.ndomains; d++) {
+        EXPECT_EQ(got.agg_rank[d], want.agg_rank[d]);
+        EXPECT_EQ(got.fd_start[d], want.fd_start[d]);
+        EXPECT_EQ(got.fd_end[d], want.fd_end[d]);
+        EXPECT_EQ(got.win_start[d], want.win_start[d]);
+        EXPECT_EQ(got.win_end[d], want.win_end[d]);
+        EXPECT_EQ(got.window[d], want.window[d]);
+        EXPECT_EQ(got.rounds[d], want.rounds[d]);
+        if (slots) {
+            EXPECT_EQ(slots[d], want_slots[d]);
+        }
+    }
+    EXPECT_EQ(got.max_buffer, want.max_buffer);
+    mcio_fdplan_free(&got);
+    mcio_fdplan_free(&want);
+    free(slots);
+}
+
+TEST(CostModel, DecidePlanHandsOverTheChosenPlan)
+{
+    Job j = interleaved(16 * MiB, 16 * KiB);
+    j.cost = table(50e-6, 1.0 / 1e9, 8.0 / 1e9, 20e-6); /* a pipeline */
+    j.cost.msg_byte = 1.0 / 1e9;
+    j.finish(1);
+    ASSERT_GT(decide(j).best.depth, 1);
+    expect_chosen_plan(j);
+    j.cost = table(200e-6, 1.0 / 300e6, 1.0 / 300e6, 20e-6); /* aggregated, depth 1 */
+    ASSERT_EQ(decide(j).best.depth, 1);
+    ASSERT_FALSE(decide(j).best.independent);
+    expect_chosen_plan(j);
+    Job k = blocks(256 * KiB, 1); /* independent */
+    k.cost = table(2e-6, 1.0 / 2e9, 1.0 / 1e9, 20e-6);
+    k.finish(0);
+    ASSERT_TRUE(decide(k).best.independent);
+    expect_chosen_plan(k);
+}
+
 TEST(CostModel, DefaultsByKind)
 {
     mcio_cost_table local = mcio_cost_defaults(0), remote = mcio_cost_defaults(1);

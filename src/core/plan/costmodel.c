@@ -92,26 +92,30 @@ static int64_t rank_extents(const mcio_topology *topo, int r)
     return topo->rank_extents && topo->rank_extents[r] > 0 ? topo->rank_extents[r] : 1;
 }
 
-/* The independent candidate: each rank one call per extent, its node's accessing ranks at once. */
-static void predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
+/* The independent candidate: each rank one call per extent, its node's accessing ranks at
+ * once. 0 or MCIO_ERR_NOMEM. */
+static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
 {
     const mcio_topology *topo = in->topo;
     int op = in->write ? MCIO_COST_WRITE : MCIO_COST_READ;
     int *active = calloc((size_t)topo->nnodes + 1, sizeof(int));
+    if (!active)
+        return MCIO_ERR_NOMEM;
     double worst = 0;
-    for (int r = 0; active && r < topo->nprocs; r++)
+    for (int r = 0; r < topo->nprocs; r++)
         active[topo->node_of_rank[r]] += in->sum[r].bytes > 0;
     for (int r = 0; r < topo->nprocs; r++) {
         if (in->sum[r].bytes <= 0)
             continue;
         double call, byte;
-        fs_cost(in->cost, op, active ? active[topo->node_of_rank[r]] : topo->nprocs, &call, &byte);
+        fs_cost(in->cost, op, active[topo->node_of_rank[r]], &call, &byte);
         double t = (double)rank_extents(topo, r) * call + (double)in->sum[r].bytes * byte;
         worst = t > worst ? t : worst;
     }
     free(active);
     c->fits = 1; /* no collective buffer: the extents only, which every candidate holds */
     c->seconds = worst + COLL_INDEPENDENT * in->cost->coll;
+    return MCIO_SUCCESS;
 }
 
 /* Does the plan fit every node's usable memory? -1 when out of memory. */
@@ -204,9 +208,11 @@ static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const i
  * not ranks x domains (an IOR-like pattern has every rank in every domain: at 100,000 ranks the
  * direct walk took minutes): a domain's bytes from the request map, its messages as the ranks
  * each of its windows meets (sorted starts and ends), a rank's messages from a prefix sum of
- * the domains' rounds.
+ * the domains' rounds. The time in *seconds; 0 or MCIO_ERR_NOMEM (never a price that one rank
+ * alone would see: every rank must reach the same choice, or fail).
  */
-static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth)
+static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
+                        double *seconds)
 {
     const mcio_topology *topo = in->topo;
     const mcio_cost_table *t = in->cost;
@@ -221,9 +227,10 @@ static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, in
     int *aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
     mcio_reqmap map = {0};
     double worst = 0;
+    int st = MCIO_SUCCESS;
     if (!bytes || !remote || !msgs || !prefix || !starts || !ends || !own || !aggs ||
         mcio_reqmap_build(n, in->sum, &map) != MCIO_SUCCESS) {
-        worst = HUGE_VAL; /* cannot price it: never chosen */
+        st = MCIO_ERR_NOMEM;
         goto done;
     }
     int64_t m = 0;
@@ -291,7 +298,8 @@ done:
     free(ends);
     free(own);
     free(aggs);
-    return worst + COLL_AGGREGATED * t->coll;
+    *seconds = worst + COLL_AGGREGATED * t->coll;
+    return st;
 }
 
 int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_fdplan *fd)
@@ -312,34 +320,42 @@ int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_f
                : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, in->sum, pp, fd);
 }
 
-int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
+/* Predict the aggregated configuration c, and leave its plan as the engine runs it in *fd and
+ * *slots (subdivided for a pipeline; the caller frees both, also on failure). */
+static int predict_planned(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
+                           int **slots)
 {
-    if (c->independent) {
-        predict_independent(in, c);
-        return MCIO_SUCCESS;
-    }
-    mcio_fdplan fd = {0};
-    int *slots = NULL;
-    int st = mcio_cost_plan(in, c, &fd);
+    *slots = NULL;
+    int st = mcio_cost_plan(in, c, fd);
     if (st != MCIO_SUCCESS)
         return st;
     if (c->depth > 1) {
-        slots = malloc(((size_t)fd.ndomains + 1) * sizeof(int));
-        st = slots ? mcio_fdplan_subdivide(&fd, in->subbuffer, c->depth, in->unit, slots)
-                   : MCIO_ERR_NOMEM;
+        *slots = malloc(((size_t)fd->ndomains + 1) * sizeof(int));
+        st = *slots ? mcio_fdplan_subdivide(fd, in->subbuffer, c->depth, in->unit, *slots)
+                    : MCIO_ERR_NOMEM;
     }
-    int fits = st == MCIO_SUCCESS ? plan_fits(in, &fd, slots) : 0;
+    int fits = st == MCIO_SUCCESS ? plan_fits(in, fd, *slots) : 0;
     if (st == MCIO_SUCCESS && fits < 0)
         st = MCIO_ERR_NOMEM;
     /* The memory strategy keeps each node's buffers within what the node offers (the margin
      * and the metadata taken off, memmodel.c), but for its fallback: that is its fit, even
      * where the metadata alone would not leave room for any buffer. */
-    if (c->strategy == MCIO_STRATEGY_MEMORY && fd.memory_conscious && fd.fallbacks == 0)
+    if (c->strategy == MCIO_STRATEGY_MEMORY && fd->memory_conscious && fd->fallbacks == 0)
         fits = 1;
     if (st == MCIO_SUCCESS) {
         c->fits = fits;
-        c->seconds = predict_plan(in, &fd, c->depth);
+        st = predict_plan(in, fd, c->depth, &c->seconds);
     }
+    return st;
+}
+
+int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
+{
+    if (c->independent)
+        return predict_independent(in, c);
+    mcio_fdplan fd = {0};
+    int *slots = NULL;
+    int st = predict_planned(in, c, &fd, &slots);
     free(slots);
     mcio_fdplan_free(&fd);
     return st;
@@ -353,28 +369,48 @@ static int better(const mcio_cost_config *a, const mcio_cost_config *b)
     return a->seconds < b->seconds;
 }
 
+/* The best candidate's plan, kept while the others are predicted (NULL: not wanted). */
+typedef struct kept_plan {
+    mcio_fdplan fd;
+    int *slots;
+} kept_plan;
+
 /* Predict *c and rank it among the best two so far (c->seconds stays -1 when the candidate
- * cannot run: too many rounds for its buffer). */
-static int consider(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_cost_choice *out)
+ * cannot run: too many rounds for its buffer); a new best's plan replaces the kept one. */
+static int consider(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_cost_choice *out,
+                    kept_plan *keep)
 {
     c->seconds = -1;
-    int st = mcio_cost_predict(in, c);
-    if (st == MCIO_ERR_ARG)
-        return MCIO_SUCCESS;
+    mcio_fdplan fd = {0};
+    int *slots = NULL;
+    int st = c->independent ? predict_independent(in, c) : predict_planned(in, c, &fd, &slots);
+    if (st == MCIO_ERR_ARG) {
+        st = MCIO_SUCCESS;
+        goto done;
+    }
     if (st != MCIO_SUCCESS)
-        return st;
-    if (out->candidates++ == 0) {
+        goto done;
+    int best = out->candidates++ == 0 || better(c, &out->best);
+    if (best) {
+        if (out->candidates > 1)
+            out->runner_up = out->best;
         out->best = *c;
-    } else if (better(c, &out->best)) {
-        out->runner_up = out->best;
-        out->best = *c;
+        if (keep) { /* the new best's plan is kept, the former best's is dropped below */
+            mcio_fdplan t = keep->fd;
+            int *ts = keep->slots;
+            keep->fd = fd, keep->slots = slots;
+            fd = t, slots = ts;
+        }
     } else if (out->runner_up.seconds < 0 || better(c, &out->runner_up)) {
         out->runner_up = *c;
     }
-    return MCIO_SUCCESS;
+done:
+    free(slots);
+    mcio_fdplan_free(&fd);
+    return st;
 }
 
-int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
+static int decide(const mcio_cost_inputs *in, mcio_cost_choice *out, kept_plan *keep)
 {
     memset(out, 0, sizeof *out);
     out->runner_up.seconds = -1;
@@ -390,7 +426,7 @@ int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
                   (in->params.cb == MCIO_CB_AUTOMATIC && interleaved);
     if (try_ind) {
         mcio_cost_config c = {.independent = 1, .depth = 1};
-        st = consider(in, &c, out);
+        st = consider(in, &c, out, keep);
     }
     static const int per_node[] = {1, 2, 4}, depths[] = {1, 2, 4};
     int64_t buffers[2] = {in->params.buffer_size, (int64_t)4 << 20};
@@ -404,13 +440,33 @@ int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
                                       .aggs_per_node = nper == 1 ? 0 : per_node[a],
                                       .buffer = buffers[b],
                                       .depth = ndep == 1 ? in->depth : depths[k]};
-                st = consider(in, &c, out);
+                st = consider(in, &c, out, keep);
                 /* The memory strategy is a different plan only where romio does not fit. */
                 if (st == MCIO_SUCCESS && c.seconds >= 0 && !c.fits) {
                     c.strategy = MCIO_STRATEGY_MEMORY;
-                    st = consider(in, &c, out);
+                    st = consider(in, &c, out, keep);
                 }
             }
+    return st;
+}
+
+int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
+{
+    return decide(in, out, NULL);
+}
+
+int mcio_cost_decide_plan(const mcio_cost_inputs *in, mcio_cost_choice *out, mcio_fdplan *fd,
+                          int **slots)
+{
+    kept_plan keep = {{0}, NULL};
+    int st = decide(in, out, &keep);
+    if (st != MCIO_SUCCESS || out->best.independent) {
+        mcio_fdplan_free(&keep.fd);
+        free(keep.slots);
+        keep = (kept_plan){{0}, NULL};
+    }
+    *fd = keep.fd;
+    *slots = keep.slots;
     return st;
 }
 

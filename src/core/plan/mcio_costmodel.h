@@ -107,6 +107,16 @@ int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_f
  */
 int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out);
 
+/*
+ * As mcio_cost_decide, and the best configuration's plan as the engine runs it (planned once:
+ * the prediction's own): *fd, subdivided for a pipeline with its sub-buffers per domain in
+ * *slots (mcio_fdplan_subdivide), else *slots NULL; for an independent best, an empty *fd.
+ * The caller frees both (mcio_fdplan_free, free). Pure; 0 or an MCIO_ERR_* code (then nothing
+ * to free).
+ */
+int mcio_cost_decide_plan(const mcio_cost_inputs *in, mcio_cost_choice *out, mcio_fdplan *fd,
+                          int **slots);
+
 /* A configuration as a short text: "independent", "romio 2/node 16m depth 2". */
 void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len);
 
