@@ -270,7 +270,30 @@ static double overlap_here(mcio_file fh)
     return cores > 0 && cores >= 2L * here ? 1.0 : 0.0;
 }
 
+/* Rank 0: its node's online cores (the cost model's cores; rank 0's node speaks for all). */
+static int cores_here(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores > 0 && cores < 1 << 20 ? (int)cores : 0;
+}
+
 #endif
+
+/* Collective: a small collective's cost on this communicator, now (the job's size and layout:
+ * 8 ranks on 2 cores pay more than the probe's figure, measured once per file system and
+ * cached). Eight allreduces back to back, the slowest rank's mean; the same on every rank. */
+static double coll_here(mcio_file fh)
+{
+    enum { REPS = 8 };
+    int x = 0, y;
+    PMPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, fh->comm); /* all arrived */
+    double t0 = PMPI_Wtime();
+    for (int i = 0; i < REPS; i++)
+        PMPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, fh->comm);
+    double v = (PMPI_Wtime() - t0) / REPS;
+    PMPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, fh->comm);
+    return v > 1e-8 ? v : 1e-8;
+}
 
 /* The network as a topology file describes it: its latency per hop (two hops between nodes,
  * through a switch) and bandwidth replace the measured message costs. */
@@ -305,8 +328,13 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
             got.probe = fh->hints.calibrate != MCIO_CALIBRATE_OFF;
         if (!have)
             file[0] = '\0';
-        if (got.t.overlap < 0 || got.source != MCIO_COST_PINNED)
+        /* The job's layout, never cached; a pinned table that says how a pipeline overlaps
+         * pins that too, and then the cores stay unknown. */
+        got.t.cores = 0;
+        if (got.t.overlap < 0 || got.source != MCIO_COST_PINNED) {
             got.t.overlap = overlap_here(fh);
+            got.t.cores = cores_here();
+        }
     }
     PMPI_Bcast(&got, (int)sizeof got, MPI_BYTE, 0, fh->comm);
     if (got.probe) {
@@ -319,6 +347,7 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
         mcio_cost_table t;
         if (mcio_calibrate_run(fh, where, &t) == MCIO_SUCCESS) {
             t.overlap = got.t.overlap;
+            t.cores = got.t.cores;
             got.t = t;
             got.source = MCIO_COST_PROBED;
             got.date = (int64_t)time(NULL);
@@ -329,6 +358,9 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
 #else
     (void)path, (void)dir, (void)file, (void)where;
 #endif
+    if (got.source != MCIO_COST_PINNED)
+        got.t.coll = coll_here(fh);
+    got.t.remote = fh->fs.remote;
     apply_topology(fh, &got.t);
     fh->cost = got.t;
     fh->cost_source = got.source;

@@ -22,11 +22,19 @@
  * once each pay the concurrent figures of the table (interpolated between 1 and conc ranks,
  * and per byte proportionally beyond conc: the node's bandwidth is shared). Collectives the
  * engine adds beyond the summaries' allgather are counted (coll each): four for an aggregated
- * call, three for an independent one.
+ * call (the agreement on planning, the count of lists, the agreement on the lists, the final
+ * one), one for an independent one (the final agreement: mcio_twophase.c).
  *
- * What the model does not see: the CPU that ranks share when they outnumber cores, caches
- * warmed by a previous call, the I/O thread's contention (mcio_io_thread stays the engine's
- * own run-time choice), and servers shared between nodes.
+ * The node's cores (cost->cores, when known): ranks that outnumber them take turns, so a
+ * node's CPU work (every rank's packing and messages, every aggregator's copies, and the file
+ * access where it is the page cache's copying, not a wait on a remote server) takes at least
+ * its sum over the cores; and a pipeline hides the smaller phase only as far as a core is left
+ * beside the node's aggregators (its senders and its I/O run there). Measured on a 2-core host
+ * with 8 ranks: 1 and 4 aggregators per node alike (the 4 share 2 cores), and depth 2 with one
+ * aggregator per node 1.1-1.6x faster than depth 1 (docs/performance.md).
+ *
+ * What the model does not see: caches warmed by a previous call, the I/O thread's contention
+ * (mcio_io_thread stays the engine's own run-time choice), and servers shared between nodes.
  *
  * Glossary (and mcio_planner.h):
  *   candidate      one configuration: independent, or aggregated with a strategy, aggregators
@@ -44,10 +52,11 @@
 
 #include "mcio_costmodel.h"
 
-/* Collectives an aggregated call makes beyond the summaries' allgather: the memory probe's
- * allgather, the agreements after planning and after the list exchange, and the final one.
- * An independent call skips the agreement after the (absent) list exchange (mcio_twophase.c). */
-enum { COLL_AGGREGATED = 4, COLL_INDEPENDENT = 3 };
+/* Collectives a call makes beyond the summaries' allgather (which carries the memory probe):
+ * aggregated, the agreement after planning, the count of lists, the agreement after the list
+ * exchange and the final one; independent, the final one (mcio_twophase.c; one more where a
+ * write ends with a sync, which the model leaves out). */
+enum { COLL_AGGREGATED = 4, COLL_INDEPENDENT = 1 };
 
 mcio_cost_table mcio_cost_defaults(int remote)
 {
@@ -60,6 +69,7 @@ mcio_cost_table mcio_cost_defaults(int remote)
                          .coll = 50e-6,
                          .copy_byte = 1.0 / 4e9,
                          .overlap = 1,
+                         .remote = remote,
                          .calibrated = 0};
     double call = remote ? 150e-6 : 3e-6, bw = remote ? 300e6 : 2.5e9;
     for (int op = 0; op < 2; op++) {
@@ -87,6 +97,18 @@ static void fs_cost(const mcio_cost_table *t, int op, int w, double *call, doubl
         *byte = t->byte[op][1] * (double)w / (double)k; /* the node's bandwidth, shared */
 }
 
+/* The cores n busy ranks of a node run on at once (n when the cores are unknown). */
+static double cores_for(const mcio_cost_table *t, int n)
+{
+    return t->cores > 0 && t->cores < n ? (double)t->cores : (double)(n > 0 ? n : 1);
+}
+
+/* Is the file access the node's CPU work (the page cache's copies)? */
+static int io_is_cpu(const mcio_cost_table *t)
+{
+    return t->cores > 0 && !t->remote;
+}
+
 static int64_t rank_extents(const mcio_topology *topo, int r)
 {
     return topo->rank_extents && topo->rank_extents[r] > 0 ? topo->rank_extents[r] : 1;
@@ -101,6 +123,11 @@ static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
     int *active = calloc((size_t)topo->nnodes + 1, sizeof(int));
     if (!active)
         return MCIO_ERR_NOMEM;
+    double *cpu = calloc((size_t)topo->nnodes + 1, sizeof(double));
+    if (!cpu) {
+        free(active);
+        return MCIO_ERR_NOMEM;
+    }
     double worst = 0;
     for (int r = 0; r < topo->nprocs; r++)
         active[topo->node_of_rank[r]] += in->sum[r].bytes > 0;
@@ -111,7 +138,14 @@ static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
         fs_cost(in->cost, op, active[topo->node_of_rank[r]], &call, &byte);
         double t = (double)rank_extents(topo, r) * call + (double)in->sum[r].bytes * byte;
         worst = t > worst ? t : worst;
+        cpu[topo->node_of_rank[r]] += t;
     }
+    /* The page cache's copies of a node's ranks share its cores. */
+    for (int j = 0; io_is_cpu(in->cost) && j < topo->nnodes; j++) {
+        double t = cpu[j] / cores_for(in->cost, active[j]);
+        worst = t > worst ? t : worst;
+    }
+    free(cpu);
     free(active);
     c->fits = 1; /* no collective buffer: the extents only, which every candidate holds */
     c->seconds = worst + COLL_INDEPENDENT * in->cost->coll;
@@ -172,7 +206,7 @@ static double share_in(const mcio_summary *s, int64_t a, int64_t b)
  * its pieces packed into them. prefix[d]: rounds of the domains before d; own[r]: the domain
  * rank r aggregates, or -1. */
 static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int64_t *prefix,
-                      const int *own)
+                      const int *own, double *cpu)
 {
     const mcio_cost_table *t = in->cost;
     int nd = fd->ndomains;
@@ -198,6 +232,7 @@ static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const i
         /* A sender's side: its messages, and its pieces packed into them. */
         double ts = nmsg * t->msg + sent * (t->msg_byte + t->copy_byte);
         worst = ts > worst ? ts : worst;
+        cpu[in->topo->node_of_rank[r]] += ts;
     }
     return worst;
 }
@@ -225,10 +260,13 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
     int64_t *ends = malloc(((size_t)n + 1) * sizeof(int64_t));
     int *own = malloc(((size_t)n + 1) * sizeof(int));
     int *aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
+    int *ranks = calloc((size_t)topo->nnodes + 1, sizeof(int));
+    double *cpu = calloc((size_t)topo->nnodes + 1, sizeof(double));
     mcio_reqmap map = {0};
     double worst = 0;
     int st = MCIO_SUCCESS;
-    if (!bytes || !remote || !msgs || !prefix || !starts || !ends || !own || !aggs ||
+    if (!bytes || !remote || !msgs || !prefix || !starts || !ends || !own || !aggs || !ranks ||
+        !cpu ||
         mcio_reqmap_build(n, in->sum, &map) != MCIO_SUCCESS) {
         st = MCIO_ERR_NOMEM;
         goto done;
@@ -262,9 +300,11 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
             remote[d] = bytes[d];
         }
     }
-    worst = senders(in, fd, prefix, own);
+    worst = senders(in, fd, prefix, own, cpu);
     for (int d = 0; d < nd; d++)
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
+    for (int r = 0; r < n; r++)
+        ranks[topo->node_of_rank[r]]++;
     for (int d = 0; d < nd; d++) {
         if (fd->rounds[d] <= 0)
             continue;
@@ -281,12 +321,21 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
         double td;
         if (depth > 1) { /* the smaller phase hidden (as far as a core is free for it), but
                             for one sub-buffer's worth; each sub-buffer a hand-over */
-            double lo = ex < io ? ex : io, ov = t->overlap < 0 ? 0 : t->overlap > 1 ? 1 : t->overlap;
+            double lo = ex < io ? ex : io, ov = t->overlap;
+            if (t->cores > 0) /* the cores left beside the node's w aggregators, per aggregator */
+                ov = (double)(t->cores - w) / (double)w;
+            ov = ov < 0 ? 0 : ov > 1 ? 1 : ov;
             td = (ex > io ? ex : io) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
         } else {
             td = ex + io;
         }
         worst = td > worst ? td : worst;
+        cpu[topo->node_of_rank[fd->agg_rank[d]]] += ex + (io_is_cpu(t) ? io : 0);
+    }
+    /* A node's ranks share its cores: its CPU work takes at least its share of each. */
+    for (int j = 0; t->cores > 0 && j < topo->nnodes; j++) {
+        double tc = cpu[j] / cores_for(t, ranks[j]);
+        worst = tc > worst ? tc : worst;
     }
 done:
     mcio_reqmap_free(&map);
@@ -298,6 +347,8 @@ done:
     free(ends);
     free(own);
     free(aggs);
+    free(ranks);
+    free(cpu);
     *seconds = worst + COLL_AGGREGATED * t->coll;
     return st;
 }

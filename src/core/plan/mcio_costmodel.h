@@ -35,6 +35,14 @@ typedef struct mcio_cost_table {
                           node's cores are all taken by ranks (the job's layout, not the file
                           system's: set at open, not cached; -1 from mcio_cost_parse when the
                           text does not pin it) */
+    int cores;         /* online cores of a node (the job's layout, set at open, not cached);
+                          0: unknown, and then a pipeline hides what overlap says. With cores,
+                          the ranks of a node share them: the exchange (and the file access of
+                          a file system that is not remote: the page cache's copies) is work
+                          of the node's CPU, and a pipeline hides the smaller phase as far as a
+                          core is left beside the node's aggregators */
+    int remote;        /* file access waits on the network (mcio_fsinfo.remote): not the
+                          node's CPU work. Set at open, not cached */
     int calibrated;    /* 1: measured on this file system; 0: the defaults of its kind */
 } mcio_cost_table;
 
