@@ -187,10 +187,11 @@ int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], i
  * Collective: build a plan. mem[i] is extent i's memory displacement (packed offset, or an
  * absolute address for the v-forms). write: the plan is for writes (a rank's overlapping
  * extents are refused; romio_cb_write applies, else romio_cb_read). Persistent plans are made
- * for writes. run_next: mcio_engine_run(agreed = 1) follows in the same call, whatever this
- * returns on this rank (a one-shot call): an independent plan may then leave the agreement on
- * planning to the run's final one. local_status/local_detail: this rank's argument check,
- * agreed on here.
+ * for writes. run_next: the caller runs the plan at once (mcio_engine_run, agreed = 1) when this
+ * succeeds, with nothing collective between (a one-shot call): an independent plan may then
+ * leave the agreement on planning to the run's final one, and a rank that fails here has met
+ * the others' final agreement. local_status/local_detail: this rank's argument check, agreed
+ * on here.
  */
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
                      const int64_t *mem, int write, int run_next, int local_status,

@@ -42,6 +42,9 @@
  *   headroom       a node's available memory (the paper's Memavl): topo->node_mem
  *   usable         headroom less mcio_memory_margin (mcio_memmodel_usable)
  *   conc           the ranks per node at which the table's concurrent figures were measured
+ *   cores          a node's online cores, which its ranks share (cost->cores; 0: unknown)
+ *   node's CPU work what a node's cores must do for a call: packing, messages, copies, and the
+ *                  page cache's copies of a local file system
  *   runner-up      the second fastest candidate that fits: what the choice beat, and by how much
  */
 #include <inttypes.h>
