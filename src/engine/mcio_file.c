@@ -136,9 +136,10 @@ static void node_budgets(mcio_file f)
     }
 }
 
-void mcio_file_probe_memory(mcio_file f, int64_t my_extents)
+void mcio_file_memory_combine(mcio_file f, const char *path)
 {
-    mcio_machine_probe_memory(f->comm, &f->machine, my_extents, f->stats_on);
+    mcio_machine_memory_combine(f->comm, &f->machine, f->summaries[0].mem, MCIO_RECORD_WORDS, path,
+                                f->stats_on);
     node_budgets(f);
 }
 
