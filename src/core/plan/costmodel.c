@@ -241,6 +241,36 @@ static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const i
     return worst;
 }
 
+/* predict_plan's first step: per domain d, its bytes, those from other ranks than its
+ * aggregator (remote), its messages (the ranks each window meets, from the sorted starts and ends
+ * of the m ranks with data), its rounds' prefix sum, and own[aggregator] = d. */
+static void walk_domains(const mcio_cost_inputs *in, const mcio_fdplan *fd, const mcio_reqmap *map,
+                         const int64_t *starts, const int64_t *ends, int64_t m, double *bytes,
+                         double *remote, double *msgs, int64_t *prefix, int *own)
+{
+    for (int d = 0; d < fd->ndomains; d++) {
+        own[fd->agg_rank[d]] = d;
+        prefix[d + 1] = prefix[d] + fd->rounds[d];
+        if (fd->rounds[d] <= 0)
+            continue;
+        bytes[d] = (double)mcio_reqmap_bytes(map, fd->fd_start[d], fd->fd_end[d]);
+        /* The ranks each window meets: spans that start before its end and end after its
+         * start. */
+        for (int64_t k = 0; k < fd->rounds[d]; k++) {
+            int64_t a = fd->win_start[d] + k * fd->window[d];
+            int64_t b = a + fd->window[d] < fd->win_end[d] ? a + fd->window[d] : fd->win_end[d];
+            msgs[d] += (double)(count_below(starts, m, b) - count_below(ends, m, a + 1));
+        }
+        const mcio_summary *ag = &in->sum[fd->agg_rank[d]];
+        if (ag->bytes > 0) { /* the aggregator's own data sends no message */
+            msgs[d] -= (double)mcio_fdplan_rounds_met(fd, d, ag->start, ag->end);
+            remote[d] = bytes[d] - share_in(ag, fd->fd_start[d], fd->fd_end[d]);
+        } else {
+            remote[d] = bytes[d];
+        }
+    }
+}
+
 /*
  * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
  * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
@@ -283,27 +313,7 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
     }
     qsort(starts, (size_t)m, sizeof(int64_t), cmp_i64);
     qsort(ends, (size_t)m, sizeof(int64_t), cmp_i64);
-    for (int d = 0; d < nd; d++) {
-        own[fd->agg_rank[d]] = d;
-        prefix[d + 1] = prefix[d] + fd->rounds[d];
-        if (fd->rounds[d] <= 0)
-            continue;
-        bytes[d] = (double)mcio_reqmap_bytes(&map, fd->fd_start[d], fd->fd_end[d]);
-        /* The ranks each window meets: spans that start before its end and end after its
-         * start. */
-        for (int64_t k = 0; k < fd->rounds[d]; k++) {
-            int64_t a = fd->win_start[d] + k * fd->window[d];
-            int64_t b = a + fd->window[d] < fd->win_end[d] ? a + fd->window[d] : fd->win_end[d];
-            msgs[d] += (double)(count_below(starts, m, b) - count_below(ends, m, a + 1));
-        }
-        const mcio_summary *ag = &in->sum[fd->agg_rank[d]];
-        if (ag->bytes > 0) { /* the aggregator's own data sends no message */
-            msgs[d] -= (double)mcio_fdplan_rounds_met(fd, d, ag->start, ag->end);
-            remote[d] = bytes[d] - share_in(ag, fd->fd_start[d], fd->fd_end[d]);
-        } else {
-            remote[d] = bytes[d];
-        }
-    }
+    walk_domains(in, fd, &map, starts, ends, m, bytes, remote, msgs, prefix, own);
     worst = senders(in, fd, prefix, own, cpu);
     for (int d = 0; d < nd; d++)
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
