@@ -65,7 +65,7 @@ typedef struct opts {
     int64_t size, transfer, random_max;
     uint64_t seed;
     int use[4]; /* engines[i] chosen: native, mcio, limit, dd */
-    int persistent, keep, reps;
+    int persistent, keep, reps, warmup;
     const char *dir, *json;
     int nhints;
     char **hint_key, **hint_val;
@@ -123,6 +123,10 @@ static const char usage[] =
     "                   engine's fraction of the limit\n"
     "  --persistent     mcio: mcio_plan_create once per case (not timed), then\n"
     "                   mcio_plan_write / mcio_plan_read\n"
+    "  --warmup         one untimed write and read of each case before its timed\n"
+    "                   repetitions, then its file truncated to nothing: every case's\n"
+    "                   first timed call finds the process warmed alike (the memory\n"
+    "                   of a collective buffer faulted in once)\n"
     "  --hint KEY=VAL   an MPI_Info hint, repeatable; mcio_* keys go to mcio only\n"
     "  --strategies L   mcio once per planning strategy in the comma-separated list\n"
     "                   (e.g. romio,memory), each against the same native run\n"
@@ -276,7 +280,7 @@ static void layout_build(const opts *o, const pattern *p, int rank, int nprocs, 
 /* ---- Argument parsing: every rank parses the same argv and reaches the same verdict, so a
  * bad argument ends every rank without any communication that could hang. ---- */
 
-/* The options that take a value; the others are --help, --persistent and --keep. */
+/* The options that take a value; the others are --help, --persistent, --keep and --warmup. */
 static const char *const valued[] = {"--pattern", "--size",   "--transfer", "--random-max",
                                      "--seed",    "--engine", "--hint",     "--reps",
                                      "--dir",     "--json",   "--strategies", "--node-memory",
@@ -364,7 +368,8 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
         int takes = 0;
         for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
             takes |= !strcmp(arg, valued[k]);
-        int flag = !strcmp(arg, "--help") || !strcmp(arg, "--persistent") || !strcmp(arg, "--keep");
+        int flag = !strcmp(arg, "--help") || !strcmp(arg, "--persistent") ||
+                   !strcmp(arg, "--keep") || !strcmp(arg, "--warmup");
         if (!takes && (!flag || val))
             return bad(msg, msglen, "unknown argument '%s%s%s' (see --help)", arg,
                        val ? "=" : "", val ? val : "");
@@ -380,6 +385,8 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             o->persistent = 1;
         } else if (!strcmp(arg, "--keep")) {
             o->keep = 1;
+        } else if (!strcmp(arg, "--warmup")) {
+            o->warmup = 1;
         } else if (!strcmp(arg, "--pattern")) {
             plist = val;
         } else if (!strcmp(arg, "--dir")) {
@@ -843,6 +850,30 @@ typedef struct buffers {
     unsigned char *want, *packed, *wimg, *rimg;
 } buffers;
 
+/* --warmup: one untimed write and read of the case, then its file emptied, so that its first
+ * timed call finds the process as its later ones do. The first aggregated call of a process
+ * faults in its collective buffer's memory (glibc keeps it for later calls), which on a loaded
+ * host cost more than the rest of a small call's file access: measured one call per process,
+ * a configuration whose earlier patterns went independent paid it where another had paid it
+ * already. The timed repetitions verify the bytes; a failure here fails the case. */
+static void warm_up(bench_case *c, const buffers *b)
+{
+    int rank, failed[2];
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    unsigned char *wimg = c->f.l->mem ? b->wimg : b->want;
+    if (!SIMULATED) { /* any bytes will do: they are overwritten and checked after */
+        memset(wimg, 0x5a, (size_t)(c->f.l->mem ? c->f.l->mem_bytes : c->f.l->bytes));
+    }
+    timed_call(c->e, &c->f, 1, wimg, &failed[0]);
+    timed_call(c->e, &c->f, 0, b->rimg, &failed[1]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0 && !SIMULATED && truncate(c->path, 0) != 0)
+        fprintf(stderr, "mcio-bench: --warmup: cannot empty %s: %s\n", c->path, strerror(errno));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (failed[0] || failed[1])
+        c->r->verified = 0, c->r->reps = 0;
+}
+
 /* One repetition of one case: write, check the file, read, check the buffer (with memory
  * displacements: every byte of it, the guard cells too). */
 static void run_rep(const opts *o, bench_case *c, int rep, int ncases, const buffers *b)
@@ -956,6 +987,9 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     buffers b = {.want = DATA_MALLOC((size_t)packed), .packed = DATA_MALLOC((size_t)packed),
                  .wimg = l->mem ? DATA_MALLOC((size_t)l->mem_bytes) : NULL,
                  .rimg = DATA_MALLOC((size_t)(img > packed ? img : packed))};
+    for (int i = 0; o->warmup && i < nc; i++)
+        if (cs[i].r->reps > 0)
+            warm_up(&cs[i], &b);
     for (int rep = 0; rep < o->reps; rep++)
         for (int i = 0; i < nc; i++)
             if (rep < cs[i].r->reps)

@@ -3,7 +3,7 @@
  * on the file system of a directory, with the ranks of the job, cache the result as mcio does on
  * first use, and print the figures (or JSON).
  *
- *   mpiexec -n 8 mcio-calibrate --dir /mnt/mcio-gluster [--json] [--cached]
+ *   mpiexec -n 8 mcio-calibrate --dir /mnt/mcio-gluster [--json] [--cached] [--replace]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +15,16 @@
 #include "mcio.h"
 
 static const char usage[] =
-    "usage: mpiexec -n N mcio-calibrate [--dir DIR] [--json] [--cached]\n"
+    "usage: mpiexec -n N mcio-calibrate [--dir DIR] [--json] [--cached] [--replace]\n"
     "Measures the costs mcio's cost model chooses with (file-system call and byte, for writes\n"
     "and reads, one rank and all the ranks of a node at once; a message, a collective, a copy)\n"
     "on the file system of DIR (default: the current directory), caches them as mcio does on\n"
-    "first use ($XDG_CACHE_HOME/mcio or ~/.cache/mcio), and prints them.\n"
+    "first use ($XDG_CACHE_HOME/mcio or ~/.cache/mcio), and prints them. The cache keeps\n"
+    "each figure's best (lowest) of its probes and this one: a probe on a loaded host does\n"
+    "not replace better figures (it says so).\n"
     "  --json     print JSON\n"
-    "  --cached   print the cached figures without measuring (measure only if none)\n";
+    "  --cached   print the cached figures without measuring (measure only if none)\n"
+    "  --replace  this probe's figures replace the cache's (the file system changed)\n";
 
 /* One "key value" line of the text into the output. */
 static void print_line(const char *key, const char *val, int json, int *first)
@@ -41,7 +44,7 @@ static void print_line(const char *key, const char *val, int json, int *first)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, json = 0, cached = 0, rc = 0;
+    int rank, json = 0, cached = 0, replace = 0, rc = 0;
     const char *dir = ".";
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     for (int i = 1; i < argc; i++) {
@@ -49,6 +52,8 @@ int main(int argc, char **argv)
             json = 1;
         else if (!strcmp(argv[i], "--cached"))
             cached = 1;
+        else if (!strcmp(argv[i], "--replace"))
+            replace = 1;
         else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
             dir = argv[++i];
         else {
@@ -64,7 +69,7 @@ int main(int argc, char **argv)
     MPI_Bcast(path, (int)sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD);
     MPI_Info info;
     MPI_Info_create(&info);
-    MPI_Info_set(info, "mcio_calibrate", cached ? "auto" : "force");
+    MPI_Info_set(info, "mcio_calibrate", cached ? "auto" : replace ? "replace" : "force");
     mcio_file fh;
     double t0 = MPI_Wtime();
     int st = mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh);
@@ -83,7 +88,16 @@ int main(int argc, char **argv)
     mcio_file_close(&fh);
     if (rank == 0) {
         unlink(path);
-        int first = 1;
+        int first = 1, kept = 0;
+        const char *at = strstr(text, "\nkept ");
+        if (at)
+            kept = atoi(at + 6);
+        if (kept > 0)
+            fprintf(stderr,
+                    "mcio-calibrate: %d figures of this probe were more than twice the cached "
+                    "ones, which the cache keeps (the best of its probes per figure; a loaded "
+                    "host?); --replace stores this probe as it is\n",
+                    kept);
         if (json)
             printf("{");
         else

@@ -10,7 +10,12 @@ Configurations take turns within each repetition (interleaved), and every figure
 The default is timed without MCIO_STATS (whose gathers and file appends cost a few collectives
 per call); a separate untimed run of it with MCIO_STATS gives the model's choices and predicted
 times.
-mcio-bench verifies every byte of every write and read.
+mcio-bench verifies every byte of every write and read. Each run warms every case up first
+(mcio-bench --warmup: one untimed write and read, the file then emptied), so that a timed call
+is not the process's first of its kind: with one timed call per process, the first aggregated
+call paid for its collective buffer's fresh memory, and a configuration whose earlier patterns
+went independent paid it on a later pattern than one that aggregated from the start (--cold:
+without the warm-up, as before).
 
   tools/mcio-oracle.py run [--reps 7] [--sites tmp,gluster,mpich] [--out out/oracle.json]
   tools/mcio-oracle.py report out/oracle.json [--png docs/figures/oracle.png]
@@ -66,7 +71,7 @@ def mpiexec(site, native_io=None):
     return cmd
 
 
-def bench_once(site, dirpath, config, hints, native_io, patterns):
+def bench_once(site, dirpath, config, hints, native_io, patterns, cold=False):
     """One mcio-bench run of every pattern; returns {pattern: row}, each row with the rates,
     and for the default the cost model's choice and predicted times (MCIO_STATS)."""
     bench = os.path.join(ROOT, "build", site["mpi"], "mcio-bench")
@@ -76,7 +81,7 @@ def bench_once(site, dirpath, config, hints, native_io, patterns):
     engine = "native" if native_io else "mcio"
     cmd = mpiexec(site, None if native_io == "romio" else native_io) + [
         bench, "--engine", engine, "--pattern", ",".join(patterns), "--size", site["size"],
-        "--reps", "1", "--dir", dirpath, "--json", out]
+        "--reps", "1", "--dir", dirpath, "--json", out] + ([] if cold else ["--warmup"])
     for h in hints or []:
         cmd += ["--hint", h]
     env = dict(os.environ)
@@ -129,6 +134,7 @@ def run(args):
     sites = args.sites.split(",")
     patterns = args.patterns.split(",")
     doc = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
+           "warmup": not args.cold,
            "patterns": patterns, "sites": {s: SITES[s] for s in sites}, "runs": []}
     if args.merge:
         with open(args.merge) as f:
@@ -152,7 +158,7 @@ def run(args):
             t = time.time()
             rows = None
             for attempt in range(3):
-                rows = bench_once(site, dirs[s], name, hints, native, patterns)
+                rows = bench_once(site, dirs[s], name, hints, native, patterns, args.cold)
                 if rows:
                     break
                 time.sleep(5)
@@ -321,6 +327,8 @@ def main():
     r.add_argument("--sites", default="tmp,gluster,mpich")
     r.add_argument("--patterns", default=",".join(PATTERNS))
     r.add_argument("--out", default=os.path.join(ROOT, "out", "oracle.json"))
+    r.add_argument("--cold", action="store_true",
+                   help="no untimed warm-up call per case (each timed call may be the first)")
     r.add_argument("--merge", help="a previous run's JSON whose other sites' runs are kept")
     p = sub.add_parser("report", help="table and figure from a run's JSON")
     p.add_argument("json")

@@ -335,6 +335,26 @@ static void apply_topology(mcio_file fh, mcio_cost_table *t)
     }
 }
 
+/* Rank 0, after a probe: the host's load per core now, and, unless the hint says replace, the
+ * best of this probe and the cached table figure by figure (mcio_cost_keep_best: a probe under
+ * load measured every write 30 times dearer on this host's /tmp, and every later job of the
+ * file system then aggregated). fh->cost_kept says how many figures the cache kept. */
+#ifndef MCIO_SIMULATE
+static void probe_keep_best(mcio_file fh, const char *file, mcio_cost_table *t)
+{
+    double avg;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    t->load = getloadavg(&avg, 1) == 1 && cores > 0 ? avg / (double)cores : -1;
+    t->probes = 1;
+    fh->cost_kept = 0;
+    mcio_cost_table cached;
+    int64_t when;
+    if (fh->hints.calibrate != MCIO_CALIBRATE_REPLACE && file[0] &&
+        read_table(file, &cached, &when) == 0)
+        fh->cost_kept = mcio_cost_keep_best(&cached, t, t); /* the job's fields: the probe's */
+}
+#endif
+
 void mcio_calibrate_file(mcio_file fh, const char *path)
 {
     /* [0] the table's source (enum mcio_cost_source); the table and its date follow. */
@@ -350,7 +370,8 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
         int have = cache_path(path, &fh->fs, dir, sizeof dir, file, sizeof file) == 0;
         if (pinned && *pinned && read_table(pinned, &got.t, &got.date) == 0)
             got.source = MCIO_COST_PINNED;
-        else if (fh->hints.calibrate != MCIO_CALIBRATE_FORCE && have &&
+        else if (fh->hints.calibrate != MCIO_CALIBRATE_FORCE &&
+                 fh->hints.calibrate != MCIO_CALIBRATE_REPLACE && have &&
                  read_table(file, &got.t, &got.date) == 0)
             got.source = MCIO_COST_CACHE;
         else
@@ -377,11 +398,15 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
         if (mcio_calibrate_run(fh, where, &t) == MCIO_SUCCESS) {
             t.overlap = got.t.overlap;
             t.cores = got.t.cores;
-            got.t = t;
             got.source = MCIO_COST_PROBED;
             got.date = (int64_t)time(NULL);
+            if (fh->rank == 0)
+                probe_keep_best(fh, file, &t);
+            got.t = t;
             if (fh->rank == 0 && file[0])
                 write_cache(dir, file, &t, got.date);
+            PMPI_Bcast(&got.t, (int)sizeof got.t, MPI_BYTE, 0, fh->comm); /* rank 0's choice */
+            PMPI_Bcast(&fh->cost_kept, 1, MPI_INT, 0, fh->comm);
         }
     }
 #else
@@ -411,8 +436,9 @@ int mcio_file_get_costs(mcio_file fh, char *text, int len)
         return mcio_error_set(MCIO_SUCCESS, NULL);
     int n = mcio_cost_format(&fh->cost, fh->cost_date, text, (size_t)len);
     if (n >= 0 && n < len)
-        n += snprintf(text + n, (size_t)(len - n), "fs_type %s\nsource %s\n",
-                      mcio_fs_type_name(fh->fs.type), mcio_cost_source_name(fh->cost_source));
+        n += snprintf(text + n, (size_t)(len - n), "fs_type %s\nsource %s\nkept %d\n",
+                      mcio_fs_type_name(fh->fs.type), mcio_cost_source_name(fh->cost_source),
+                      fh->cost_kept);
     if (n < 0 || n >= len)
         return mcio_error_set(MCIO_ERR_ARG, "text is too small for the cost table");
     return mcio_error_set(MCIO_SUCCESS, NULL);

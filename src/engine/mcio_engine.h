@@ -86,6 +86,8 @@ struct mcio_file_s {
     mcio_cost_table cost; /* the cost model's figures for this file system (mcio_calibrate.c) */
     int cost_source;      /* enum mcio_cost_source */
     int64_t cost_date;    /* when they were measured (seconds since the epoch), 0: never */
+    int cost_kept;        /* figures this open's probe measured more than twice the cache's,
+                             which the cache kept (mcio_cost_keep_best) */
 };
 
 /* Where a file's cost table came from. */

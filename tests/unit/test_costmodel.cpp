@@ -459,9 +459,14 @@ TEST(CostCache, RejectsMalformedOrIncompleteText)
     for (size_t drop = 1; drop < lines; drop++) { /* line 0 is the comment */
         std::string s;
         size_t line = 0, from = 0;
+        std::string dropped;
         for (size_t at; (at = good.find('\n', from)) != std::string::npos; from = at + 1, line++)
             if (line != drop)
                 s += good.substr(from, at + 1 - from);
+            else
+                dropped = good.substr(from, at + 1 - from);
+        if (dropped.rfind("probes ", 0) == 0 || dropped.rfind("load ", 0) == 0)
+            continue; /* optional, below */
         EXPECT_EQ(mcio_cost_parse(s.c_str(), &u, &date), -1) << "without line " << drop;
     }
     EXPECT_EQ(mcio_cost_parse((good + "msg -1\n").c_str(), &u, &date), -1);
@@ -476,8 +481,62 @@ TEST(CostCache, RejectsMalformedOrIncompleteText)
     ASSERT_EQ(mcio_cost_parse((good + "overlap 0.5\n").c_str(), &u, &date), 0);
     EXPECT_EQ(u.overlap, 0.5);
     EXPECT_EQ(mcio_cost_parse((good + "overlap 2\n").c_str(), &u, &date), -1);
+    /* probes and load are optional: 1 and -1 when absent (a cache of an earlier mcio). */
+    std::string old = good.substr(0, good.find("probes ")) + good.substr(good.find("write_call_1"));
+    ASSERT_EQ(mcio_cost_parse(old.c_str(), &u, &date), 0);
+    EXPECT_EQ(u.probes, 1);
+    EXPECT_EQ(u.load, -1);
     /* Unknown keys are ignored (a newer mcio's cache). */
     EXPECT_EQ(mcio_cost_parse((good + "future_key 3\n").c_str(), &u, &date), 0);
+}
+
+TEST(CostCache, KeepsEachFiguresBestProbe)
+{
+    /* A quiet probe cached, then one under load: writes 30 times dearer, reads a little
+     * cheaper, the collective 3 times dearer. The cache keeps the lower of each figure. */
+    mcio_cost_table quiet = table(2e-6, 2.4e-10, 3e-10, 8e-6);
+    quiet.conc = 4, quiet.probes = 2, quiet.load = 0.5;
+    mcio_cost_table loaded = quiet;
+    loaded.probes = 1, loaded.load = 9.5;
+    loaded.byte[0][0] = 30 * quiet.byte[0][0];
+    loaded.byte[0][1] = 30 * quiet.byte[0][1];
+    loaded.byte[1][0] = 0.8 * quiet.byte[1][0];
+    loaded.coll = 3 * quiet.coll;
+    loaded.msg = 1.5 * quiet.msg; /* dearer, but not twice */
+    mcio_cost_table best;
+    EXPECT_EQ(mcio_cost_keep_best(&quiet, &loaded, &best), 3);
+    EXPECT_EQ(best.byte[0][0], quiet.byte[0][0]);
+    EXPECT_EQ(best.byte[0][1], quiet.byte[0][1]);
+    EXPECT_EQ(best.byte[1][0], loaded.byte[1][0]);
+    EXPECT_EQ(best.coll, quiet.coll);
+    EXPECT_EQ(best.msg, quiet.msg);
+    EXPECT_EQ(best.probes, 3);
+    EXPECT_EQ(best.load, 9.5);
+    /* The other way round: the quiet probe improves on a loaded cache, and says nothing. */
+    loaded.probes = 1;
+    EXPECT_EQ(mcio_cost_keep_best(&loaded, &quiet, &best), 0);
+    EXPECT_EQ(best.byte[0][0], quiet.byte[0][0]);
+    EXPECT_EQ(best.byte[1][0], loaded.byte[1][0]);
+    EXPECT_EQ(best.probes, 2);
+    /* Concurrent figures of another number of ranks per node: the probe's. */
+    mcio_cost_table other = loaded;
+    other.conc = 8;
+    EXPECT_EQ(mcio_cost_keep_best(&quiet, &other, &best), 2); /* byte_1 and coll */
+    EXPECT_EQ(best.conc, 8);
+    EXPECT_EQ(best.byte[0][1], other.byte[0][1]);
+    EXPECT_EQ(best.byte[0][0], quiet.byte[0][0]);
+    /* In place, and through the cache's text: what is kept is what a later job reads. */
+    mcio_cost_table t = quiet;
+    mcio_cost_keep_best(&loaded, &t, &t);
+    char buf[1024];
+    mcio_cost_format(&t, 7, buf, sizeof buf);
+    mcio_cost_table u{};
+    int64_t date;
+    ASSERT_EQ(mcio_cost_parse(buf, &u, &date), 0);
+    EXPECT_NEAR(u.byte[0][0], quiet.byte[0][0], 1e-16);
+    EXPECT_NEAR(u.byte[1][0], loaded.byte[1][0], 1e-16);
+    EXPECT_EQ(u.probes, 2);
+    EXPECT_NEAR(u.load, 0.5, 1e-9);
 }
 
 } // namespace

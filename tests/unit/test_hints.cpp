@@ -474,6 +474,8 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_io_thread", "never", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_write_sync", "false", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_memory_margin", "25", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_calibrate", "replace", "t", detail), MCIO_SUCCESS);
+    EXPECT_EQ(h.calibrate, MCIO_CALIBRATE_REPLACE);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_calibrate", "off", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},

@@ -73,7 +73,8 @@ mcio_cost_table mcio_cost_defaults(int remote)
                          .copy_byte = 1.0 / 4e9,
                          .overlap = 1,
                          .remote = remote,
-                         .calibrated = 0};
+                         .calibrated = 0,
+                         .load = -1};
     double call = remote ? 150e-6 : 3e-6, bw = remote ? 300e6 : 2.5e9;
     for (int op = 0; op < 2; op++) {
         t.call[op][0] = call;
@@ -240,6 +241,36 @@ static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const i
     return worst;
 }
 
+/* predict_plan's first step: per domain d, its bytes, those from other ranks than its
+ * aggregator (remote), its messages (the ranks each window meets, from the sorted starts and ends
+ * of the m ranks with data), its rounds' prefix sum, and own[aggregator] = d. */
+static void walk_domains(const mcio_cost_inputs *in, const mcio_fdplan *fd, const mcio_reqmap *map,
+                         const int64_t *starts, const int64_t *ends, int64_t m, double *bytes,
+                         double *remote, double *msgs, int64_t *prefix, int *own)
+{
+    for (int d = 0; d < fd->ndomains; d++) {
+        own[fd->agg_rank[d]] = d;
+        prefix[d + 1] = prefix[d] + fd->rounds[d];
+        if (fd->rounds[d] <= 0)
+            continue;
+        bytes[d] = (double)mcio_reqmap_bytes(map, fd->fd_start[d], fd->fd_end[d]);
+        /* The ranks each window meets: spans that start before its end and end after its
+         * start. */
+        for (int64_t k = 0; k < fd->rounds[d]; k++) {
+            int64_t a = fd->win_start[d] + k * fd->window[d];
+            int64_t b = a + fd->window[d] < fd->win_end[d] ? a + fd->window[d] : fd->win_end[d];
+            msgs[d] += (double)(count_below(starts, m, b) - count_below(ends, m, a + 1));
+        }
+        const mcio_summary *ag = &in->sum[fd->agg_rank[d]];
+        if (ag->bytes > 0) { /* the aggregator's own data sends no message */
+            msgs[d] -= (double)mcio_fdplan_rounds_met(fd, d, ag->start, ag->end);
+            remote[d] = bytes[d] - share_in(ag, fd->fd_start[d], fd->fd_end[d]);
+        } else {
+            remote[d] = bytes[d];
+        }
+    }
+}
+
 /*
  * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
  * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
@@ -282,27 +313,7 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
     }
     qsort(starts, (size_t)m, sizeof(int64_t), cmp_i64);
     qsort(ends, (size_t)m, sizeof(int64_t), cmp_i64);
-    for (int d = 0; d < nd; d++) {
-        own[fd->agg_rank[d]] = d;
-        prefix[d + 1] = prefix[d] + fd->rounds[d];
-        if (fd->rounds[d] <= 0)
-            continue;
-        bytes[d] = (double)mcio_reqmap_bytes(&map, fd->fd_start[d], fd->fd_end[d]);
-        /* The ranks each window meets: spans that start before its end and end after its
-         * start. */
-        for (int64_t k = 0; k < fd->rounds[d]; k++) {
-            int64_t a = fd->win_start[d] + k * fd->window[d];
-            int64_t b = a + fd->window[d] < fd->win_end[d] ? a + fd->window[d] : fd->win_end[d];
-            msgs[d] += (double)(count_below(starts, m, b) - count_below(ends, m, a + 1));
-        }
-        const mcio_summary *ag = &in->sum[fd->agg_rank[d]];
-        if (ag->bytes > 0) { /* the aggregator's own data sends no message */
-            msgs[d] -= (double)mcio_fdplan_rounds_met(fd, d, ag->start, ag->end);
-            remote[d] = bytes[d] - share_in(ag, fd->fd_start[d], fd->fd_end[d]);
-        } else {
-            remote[d] = bytes[d];
-        }
-    }
+    walk_domains(in, fd, &map, starts, ends, m, bytes, remote, msgs, prefix, own);
     worst = senders(in, fd, prefix, own, cpu);
     for (int d = 0; d < nd; d++)
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
@@ -561,10 +572,36 @@ static const cost_key keys[] = {
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
+int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *probed,
+                        mcio_cost_table *out)
+{
+    mcio_cost_table x = *probed;
+    int slower = 0;
+    for (int i = 0; i < NKEYS; i++) {
+        const double *c = (const double *)((const char *)cached + keys[i].at);
+        double *v = (double *)((char *)&x + keys[i].at);
+        /* Concurrent figures of another number of ranks per node are not comparable. */
+        int concurrent = keys[i].key[strlen(keys[i].key) - 1] == 'n';
+        if (concurrent && cached->conc != probed->conc)
+            continue;
+        slower += *v > 2 * *c;
+        if (*c < *v)
+            *v = *c;
+    }
+    x.probes = (cached->probes > 0 ? cached->probes : 1) + 1;
+    x.load = probed->load;
+    *out = x;
+    return slower;
+}
+
 int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t len)
 {
     int n = snprintf(buf, len, "# mcio calibration (mcio-calibrate; seconds)\ndate %" PRId64
-                     "\nconc %d\n", date, t->conc);
+                     "\nconc %d\nprobes %d\n", date, t->conc, t->probes > 0 ? t->probes : 1);
+    if (t->load >= 0) {
+        size_t at = n < 0 || (size_t)n >= len ? len : (size_t)n;
+        n += snprintf(buf + at, len - at, "load %.2f\n", t->load);
+    }
     for (int i = 0; i < NKEYS; i++) {
         size_t at = n < 0 || (size_t)n >= len ? len : (size_t)n;
         n += snprintf(buf + at, len - at, "%s %.6e\n", keys[i].key,
@@ -575,7 +612,7 @@ int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t l
 
 int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date)
 {
-    mcio_cost_table x = {.overlap = -1};
+    mcio_cost_table x = {.overlap = -1, .probes = 1, .load = -1};
     unsigned seen = 0; /* bit i: keys[i]; bit NKEYS: date; NKEYS + 1: conc */
     int64_t when = 0;
     for (const char *line = text; line && *line;) {
@@ -599,6 +636,10 @@ int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date)
             }
             if (got == 2 && strcmp(key, "date") == 0)
                 when = (int64_t)v, seen |= 1u << NKEYS;
+            if (got == 2 && strcmp(key, "probes") == 0 && v >= 1 && v <= 1 << 30)
+                x.probes = (int)v;
+            if (got == 2 && strcmp(key, "load") == 0)
+                x.load = v;
             if (got == 2 && strcmp(key, "conc") == 0) {
                 if (v < 2 || v > 1 << 20 || v != floor(v))
                     return -1;

@@ -44,6 +44,9 @@ typedef struct mcio_cost_table {
     int remote;        /* file access waits on the network (mcio_fsinfo.remote): not the
                           node's CPU work. Set at open, not cached */
     int calibrated;    /* 1: measured on this file system; 0: the defaults of its kind */
+    int probes;        /* probes whose best figures the table keeps (mcio_cost_keep_best); 1
+                          from mcio_cost_parse when the text does not say */
+    double load;       /* the host's load average per core at the latest probe; -1: unknown */
 } mcio_cost_table;
 
 /* The defaults when nothing was measured: remote = 0 for a file system that lives in the
@@ -134,10 +137,21 @@ void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len);
  * snprintf wants (as snprintf). */
 int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t len);
 
+/* The calibration cache keeps the best of its probes, figure by figure: a probe can only be
+ * disturbed into slower figures (a loaded host, another job's I/O), never into faster ones, so
+ * the lowest cost each figure ever measured is the least disturbed one. *out = the lower of
+ * cached and probed for every figure (where conc differs, the concurrent figures are the
+ * probe's: another layout), probes = cached's + 1, load = the probe's. Returns how many
+ * figures the probe measured more than twice as dear as the cache (they were kept from the
+ * cache): 0 when the probe agrees or improves. out may alias either table. */
+int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *probed,
+                        mcio_cost_table *out);
+
 /* Parse text written by mcio_cost_format. Unknown keys are ignored, every known key must be
  * present with a finite non-negative value (conc >= 2); "overlap" (0 to 1) is optional, and
- * -1 when absent. Returns 0 and fills *t (calibrated =
- * 1) and *date, or -1 for malformed or incomplete text (the caller calibrates again). */
+ * -1 when absent; "probes" (>= 1, else 1) and "load" (else -1) are optional. Returns 0 and
+ * fills *t (calibrated = 1) and *date, or -1 for malformed or incomplete text (the caller
+ * calibrates again). */
 int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date);
 
 #ifdef __cplusplus

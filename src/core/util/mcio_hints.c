@@ -88,8 +88,8 @@ static const char *write_sync_name(int i)
 
 static const char *calibrate_name(int i)
 {
-    static const char *const names[] = {"auto", "off", "force"};
-    return i >= 0 && i < 3 ? names[i] : NULL;
+    static const char *const names[] = {"auto", "off", "force", "replace"};
+    return i >= 0 && i < 4 ? names[i] : NULL;
 }
 
 static const char *bool_name(int i)

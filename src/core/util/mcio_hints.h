@@ -46,7 +46,9 @@ enum mcio_write_sync_mode {
 enum mcio_calibrate_mode {
     MCIO_CALIBRATE_AUTO = 0, /* on first use of a file system, then its cached figures */
     MCIO_CALIBRATE_OFF,      /* never: the cached figures if any, else the defaults of its kind */
-    MCIO_CALIBRATE_FORCE     /* at this open, whatever the cache holds (and cache the result) */
+    MCIO_CALIBRATE_FORCE,    /* at this open; the cache keeps each figure's best of this probe
+                                and its own (mcio_cost_keep_best) */
+    MCIO_CALIBRATE_REPLACE   /* at this open, and this probe's figures replace the cache's */
 };
 
 typedef struct mcio_hints {
