@@ -60,7 +60,10 @@ struct mcio_file_s {
     void *io_state;
     int live_plans;
     mcio_rank_record *summaries; /* [nprocs]: allgather buffer, allocated at open so a call
-                                    never fails before it */
+                                    never fails before it (mcio_file_gather_records) */
+#ifdef MCIO_SIMULATE
+    mcio_sim_gather sim_summaries; /* summaries kept once for all simulated ranks */
+#endif
     char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
     int stats_on;     /* MCIO_STATS is set (every rank: they gather the aggregators' bytes) */
     int64_t *stats_gathered; /* rank 0, [nprocs]: bytes each rank aggregated in the last call */
@@ -163,6 +166,10 @@ int mcio_stats_model(mcio_file fh, mcio_plan p);
  * node budgets, with this rank's extent count for the memory model. Cannot fail.
  */
 void mcio_file_probe_memory(mcio_file fh, int64_t my_extents);
+
+/* Collective: allgather every rank's record into fh->summaries (in the simulation build, a
+ * table shared by the simulated ranks, mcio_machine_sim.h: valid until the next call). */
+void mcio_file_gather_records(mcio_file fh, const mcio_rank_record *mine);
 
 /* Record status and detail as this thread's last error; returns status. */
 int mcio_error_set(int status, const char *detail);

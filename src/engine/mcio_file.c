@@ -120,7 +120,11 @@ static void file_free(mcio_file f)
     free(f->stats_predicted);
     free(f->stats_budget);
     free(f->stats_peak);
+#ifdef MCIO_SIMULATE
+    mcio_sim_gather_free(&f->sim_summaries);
+#else
     free(f->summaries);
+#endif
     free(f);
 }
 
@@ -142,6 +146,15 @@ void mcio_file_probe_memory(mcio_file f, int64_t my_extents)
     node_budgets(f);
 }
 
+void mcio_file_gather_records(mcio_file f, const mcio_rank_record *mine)
+{
+#ifdef MCIO_SIMULATE
+    f->summaries = mcio_sim_gather_run(f->comm, &f->sim_summaries, mine);
+#else
+    PMPI_Allgather(mine, 4, MPI_INT64_T, f->summaries, 4, MPI_INT64_T, f->comm);
+#endif
+}
+
 int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
 {
     char detail[MCIO_DETAIL_LEN] = "";
@@ -157,8 +170,22 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     mcio_file f = calloc(1, sizeof *f);
     int nprocs;
     PMPI_Comm_size(dup, &nprocs);
+#ifdef MCIO_SIMULATE
+    /* Agreed inside; a rank without f still takes part (the others must not hang). */
+    mcio_sim_gather tmp;
+    int sim_st = mcio_sim_gather_init(dup, sizeof(mcio_rank_record), 0, f ? &f->sim_summaries : &tmp);
+    if (sim_st != MCIO_SUCCESS || !f) {
+        if (sim_st == MCIO_SUCCESS)
+            mcio_sim_gather_free(&tmp);
+        free(f);
+        f = NULL;
+    } else {
+        f->summaries = (mcio_rank_record *)f->sim_summaries.table[0];
+    }
+#else
     if (f)
         f->summaries = malloc((size_t)nprocs * sizeof *f->summaries);
+#endif
     if (!f || !f->summaries) {
         /* Still agree with the others over the duplicate, so that nobody hangs. */
         snprintf(detail, sizeof detail, "out of memory");

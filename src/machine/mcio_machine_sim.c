@@ -3,7 +3,11 @@
 
 #include <simgrid/host.h>
 #include <simgrid/zone.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "mcio_errors.h"
 
 static long long host_number(const char *name, long long none)
 {
@@ -30,4 +34,83 @@ const char *mcio_sim_topology_file(void)
 {
     const char *v = sg_zone_get_property_value(sg_zone_get_root(), "mcio_topology_file");
     return v && *v ? v : NULL;
+}
+
+/* A shared allocation: a count of the ranks still holding it, then the memory. */
+typedef struct shared_head {
+    int refs;
+    int pad[3]; /* the memory after it 16-byte aligned */
+} shared_head;
+
+void *mcio_sim_shared_alloc(MPI_Comm comm, size_t bytes)
+{
+    int rank, nprocs;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &nprocs);
+    int64_t addr = 0;
+    if (rank == 0) {
+        shared_head *h = calloc(1, sizeof *h + bytes);
+        if (h)
+            h->refs = nprocs;
+        addr = h ? (int64_t)(intptr_t)(h + 1) : 0;
+    }
+    /* One address space: the address means the same memory on every simulated rank. */
+    PMPI_Bcast(&addr, 1, MPI_INT64_T, 0, comm);
+    return (void *)(intptr_t)addr;
+}
+
+void mcio_sim_shared_free(void *p)
+{
+    if (!p)
+        return;
+    shared_head *h = (shared_head *)p - 1;
+    if (--h->refs == 0) /* no other rank runs between the test and the free */
+        free(h);
+}
+
+int mcio_sim_gather_init(MPI_Comm comm, size_t record, size_t area_bytes, mcio_sim_gather *g)
+{
+    memset(g, 0, sizeof *g);
+    PMPI_Comm_rank(comm, &g->rank);
+    PMPI_Comm_size(comm, &g->nprocs);
+    g->record = record;
+    g->area_bytes = (area_bytes + 15) & ~(size_t)15;
+    size_t table = ((size_t)g->nprocs * record + 15) & ~(size_t)15;
+    g->shared = mcio_sim_shared_alloc(comm, 2 * table + 2 * g->area_bytes);
+    g->wire_send = SMPI_SHARED_MALLOC(record);
+    g->wire_recv = SMPI_SHARED_MALLOC((size_t)g->nprocs * record);
+    int failed = !g->shared || !g->wire_send || !g->wire_recv;
+    PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+    if (failed) {
+        mcio_sim_gather_free(g);
+        return MCIO_ERR_NOMEM;
+    }
+    char *s = g->shared;
+    g->table[0] = s, g->table[1] = s + table;
+    g->area[0] = s + 2 * table, g->area[1] = s + 2 * table + g->area_bytes;
+    return MCIO_SUCCESS;
+}
+
+void *mcio_sim_gather_run(MPI_Comm comm, mcio_sim_gather *g, const void *mine)
+{
+    char *t = g->table[++g->gen & 1];
+    memcpy(t + (size_t)g->rank * g->record, mine, g->record);
+    PMPI_Allgather(g->wire_send, (int)g->record, MPI_BYTE, g->wire_recv, (int)g->record,
+                   MPI_BYTE, comm);
+    return t;
+}
+
+void *mcio_sim_gather_area(const mcio_sim_gather *g)
+{
+    return g->area[g->gen & 1];
+}
+
+void mcio_sim_gather_free(mcio_sim_gather *g)
+{
+    mcio_sim_shared_free(g->shared);
+    if (g->wire_send)
+        SMPI_SHARED_FREE(g->wire_send);
+    if (g->wire_recv)
+        SMPI_SHARED_FREE(g->wire_recv);
+    memset(g, 0, sizeof *g);
 }
