@@ -21,8 +21,8 @@
  * simulated storage keeps no data and thousands of private buffers would not fit in one host.
  * Nothing else is shared: lists and plans must stay each rank's own. */
 #ifdef MCIO_SIMULATE
-#define MCIO_CBUF_MALLOC(n) SMPI_SHARED_MALLOC(n)
-#define MCIO_CBUF_FREE(p) SMPI_SHARED_FREE(p)
+#define MCIO_CBUF_MALLOC(n) mcio_sim_buffer_alloc(n) /* counted on the node: memory model */
+#define MCIO_CBUF_FREE(p) mcio_sim_buffer_free(p)
 #else
 #define MCIO_CBUF_MALLOC(n) malloc(n)
 #define MCIO_CBUF_FREE(p) free(p)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "mcio_errors.h"
+#include "mcio_sim_storage.h"
 
 static long long host_number(const char *name, long long none)
 {
@@ -113,4 +114,63 @@ void mcio_sim_gather_free(mcio_sim_gather *g)
     if (g->wire_recv)
         SMPI_SHARED_FREE(g->wire_recv);
     memset(g, 0, sizeof *g);
+}
+
+/* This rank's collective buffers (a few: one per live plan). A global of the program, so each
+ * simulated rank has its own list. */
+typedef struct sim_buffer {
+    char *p;
+    size_t n;
+    struct sim_buffer *next;
+} sim_buffer;
+static sim_buffer *my_buffers;
+
+/* The bytes of an allocation of n that the node's memory counts: its whole pages. The kernel
+ * keeps and pages memory by the page, and the engine pads a buffer of the plan's size by a
+ * byte (never touched by the data), which must not push a node whose buffers the planner fitted
+ * exactly to its memory over it. */
+static int64_t counted(size_t n)
+{
+    return (int64_t)(n & ~(size_t)4095);
+}
+
+void *mcio_sim_buffer_alloc(size_t n)
+{
+    sim_buffer *b = malloc(sizeof *b);
+    if (!b || mcio_sim_node_take(counted(n)) != 0) {
+        free(b);
+        return NULL;
+    }
+    if (!(b->p = SMPI_SHARED_MALLOC(n))) {
+        mcio_sim_node_give(counted(n));
+        free(b);
+        return NULL;
+    }
+    b->n = n;
+    b->next = my_buffers;
+    my_buffers = b;
+    return b->p;
+}
+
+void mcio_sim_buffer_free(void *p)
+{
+    for (sim_buffer **at = &my_buffers; *at; at = &(*at)->next)
+        if ((*at)->p == p) {
+            sim_buffer *b = *at;
+            *at = b->next;
+            mcio_sim_node_give(counted(b->n));
+            SMPI_SHARED_FREE(b->p);
+            free(b);
+            return;
+        }
+}
+
+void mcio_sim_buffer_touch(const void *buf, int64_t len)
+{
+    const char *c = buf;
+    for (const sim_buffer *b = my_buffers; b; b = b->next)
+        if (c >= b->p && c < b->p + b->n) {
+            mcio_sim_node_page(len);
+            return;
+        }
 }

@@ -76,6 +76,16 @@ void *mcio_sim_gather_area(const mcio_sim_gather *g);
 
 /* Local. */
 void mcio_sim_gather_free(mcio_sim_gather *g);
+
+/* A collective buffer (SMPI_SHARED_MALLOC: its bytes are meaningless here) counted on the
+ * node for the memory model (mcio_sim_storage.h): NULL when the model is oom and the node's
+ * memory would be exceeded. Local. */
+void *mcio_sim_buffer_alloc(size_t n);
+void mcio_sim_buffer_free(void *p);
+
+/* The file access of len bytes from or into buf: when buf is one of this rank's collective
+ * buffers, its bytes pass through the node's memory model (paging). Local. */
+void mcio_sim_buffer_touch(const void *buf, int64_t len);
 #endif
 
 #endif
