@@ -189,8 +189,8 @@ def main():
     r.add_argument("--hint", action="append", help="KEY=VALUE, more mcio hints")
     r.add_argument("--out", default=os.path.join(ROOT, "out", "sim-scale-meta.json"))
     r.add_argument("--smpi-cfg", action="append", metavar="NAME:VALUE",
-                   help="one more SMPI setting (smpi/allgather:bruck: the allgathers in log2(ranks)"
-                        " steps; Open MPI's default above 50 KB, neighbour exchange, sends"
+                   help="one more SMPI setting (smpi/allgather:rdb: the allgathers in log2(ranks)"
+                        " steps, in place; Open MPI's rule above 50 KB, neighbour exchange, sends"
                         " ranks^2/2 messages, too many to simulate at 4,096 ranks and more)")
     r.add_argument("--build")
     t = sub.add_parser("table")
