@@ -131,6 +131,8 @@ struct mcio_plan_s {
     MPI_Aint *displs;
     MPI_Request *reqs;
     MPI_Datatype *types;
+    void **standin;    /* [requests of a round] stand-in receive buffers of a failed exchange,
+                          NULL otherwise (mcio_exchange_post_group) */
     double t_metadata, t_plan;
     /* This rank's metadata traffic while the plan was made (MCIO_STATS' metadata_*): bytes
      * sent and received (an allgather counts its record once per other rank) and the
@@ -232,13 +234,18 @@ const mcio_executor *mcio_executor_of(mcio_plan p);
  * Post the messages of group gi of a schedule to or from peer (sends when send is set, else
  * receives), with the piece memory relative to base; appends requests and datatypes to the
  * plan's scratch arrays at *nreq (datatypes that are not MPI_BYTE are freed by the caller
- * after the wait). Communicates (nonblocking).
+ * after the wait). Communicates (nonblocking). Returns MCIO_SUCCESS, or MCIO_ERR_MPI with
+ * detail naming the MPI step that failed (building the group's datatype, posting it): a
+ * stand-in message then takes the group's place, so that the peer is not left waiting, and the
+ * round's wait must be told (mcio_exchange_wait's failed).
  */
-void mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
-                              int send, int *nreq);
+int mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
+                             int send, int *nreq, char detail[MCIO_DETAIL_LEN]);
 
-/* Wait for n requests of an exchange, yielding the processor between polls. Communicates. */
-void mcio_exchange_wait(int n, MPI_Request *reqs);
+/* Wait for the n requests of an exchange round of p, yielding the processor between polls;
+ * failed: some of them are mcio_exchange_post_group's stand-ins (their buffers are freed here,
+ * their errors returned, not raised). Communicates. */
+void mcio_exchange_wait(mcio_plan p, int n, int failed);
 
 /* Do the runs of a round have holes small enough to read-modify-write its whole span? */
 int mcio_round_use_span(const mcio_piece *runs, int64_t nruns);

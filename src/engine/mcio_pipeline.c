@@ -640,6 +640,20 @@ static void pipe_trace_print(const pipe_io *io, int64_t t0)
 
 /* --- the exchange: two-sided --- */
 
+/* Main thread: the exchange failed (detail); the first failure of the call is kept, and no
+ * file access starts after it (run_task), while the exchanges still complete. */
+static void exchange_failed(pipe_io *io, int st, int k, const char *detail)
+{
+    if (io->threaded)
+        pthread_mutex_lock(&io->mu);
+    if (io->status == MCIO_SUCCESS) {
+        io->status = st;
+        snprintf(io->detail, MCIO_DETAIL_LEN, "round %d: %.230s", k, detail);
+    }
+    if (io->threaded)
+        pthread_mutex_unlock(&io->mu);
+}
+
 static int64_t exchange_p2p(mcio_plan p, pipe_io *io, int write, char *base, int64_t *wait_ns)
 {
     mcio_file fh = p->fh;
@@ -654,14 +668,22 @@ static int64_t exchange_p2p(mcio_plan p, pipe_io *io, int write, char *base, int
         int mine = k < io->nrounds;
         char *slot = mine ? wait_prepared(io, k, wait_ns) : NULL;
         int64_t t = now_ns();
-        int nreq = 0;
-        for (int64_t g = gr; g < gr1; g++)
-            if (p->recv.peer[g] != fh->rank) /* my own pieces are copied below */
-                mcio_exchange_post_group(p, &p->recv, g, slot, p->recv.peer[g], !write, &nreq);
+        int nreq = 0, st = MCIO_SUCCESS, pst;
+        char why[MCIO_DETAIL_LEN];
+        for (int64_t g = gr; g < gr1; g++) {
+            if (p->recv.peer[g] == fh->rank)
+                continue; /* my own pieces are copied below */
+            pst = mcio_exchange_post_group(p, &p->recv, g, slot, p->recv.peer[g], !write, &nreq,
+                                           why);
+            if (pst != MCIO_SUCCESS && st == MCIO_SUCCESS)
+                st = pst, exchange_failed(io, st, k, why);
+        }
         for (int64_t g = gs; g < gs1; g++) {
             int dom = p->send.peer[g], agg = fd->agg_rank[dom];
             if (agg != fh->rank) {
-                mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq);
+                pst = mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq, why);
+                if (pst != MCIO_SUCCESS && st == MCIO_SUCCESS)
+                    st = pst, exchange_failed(io, st, k, why);
                 continue;
             }
             int64_t w0 = fd->win_start[dom] + (int64_t)k * fd->window[dom];
@@ -673,7 +695,7 @@ static int64_t exchange_p2p(mcio_plan p, pipe_io *io, int write, char *base, int
                     memcpy(PIECE_ADDR(base, pc->mem), slot + (pc->off - w0), (size_t)pc->len);
             }
         }
-        mcio_exchange_wait(nreq, p->reqs);
+        mcio_exchange_wait(p, nreq, st != MCIO_SUCCESS);
         for (int i = 0; i < nreq; i++)
             if (p->types[i] != MPI_BYTE)
                 PMPI_Type_free(&p->types[i]);
@@ -689,8 +711,11 @@ static int64_t exchange_p2p(mcio_plan p, pipe_io *io, int write, char *base, int
 /* --- the exchange: one-sided --- */
 
 /* Put (write) or get (read) this rank's pieces of round k, groups [gs, gs1), into or from the
- * aggregators' sub-buffers; my own domain's pieces are copied. Inside an epoch. */
-static void access_rma(mcio_plan p, int64_t gs, int64_t gs1, int k, int write, char *base)
+ * aggregators' sub-buffers; my own domain's pieces are copied. Inside an epoch. A group whose
+ * datatypes or operation fail is left out (one-sided: nobody waits for it; the fences are
+ * everyone's all the same) and the failure is recorded on io. */
+static void access_rma(mcio_plan p, pipe_io *io, int64_t gs, int64_t gs1, int k, int write,
+                       char *base)
 {
     mcio_file fh = p->fh;
     const mcio_fdplan *fd = &p->fd;
@@ -712,32 +737,53 @@ static void access_rma(mcio_plan p, int64_t gs, int64_t gs1, int k, int write, c
             }
             continue;
         }
+        int rc;
+        const char *step = write ? "MPI_Put" : "MPI_Get";
         if (n == 1) {
             int len = (int)pc[0].len;
-            if (write)
-                PMPI_Put(PIECE_ADDR(base, pc[0].mem), len, MPI_BYTE, agg,
-                         (MPI_Aint)(slot + pc[0].off - w0), len, MPI_BYTE, win);
-            else
-                PMPI_Get(PIECE_ADDR(base, pc[0].mem), len, MPI_BYTE, agg,
-                         (MPI_Aint)(slot + pc[0].off - w0), len, MPI_BYTE, win);
-            continue;
+            rc = write ? PMPI_Put(PIECE_ADDR(base, pc[0].mem), len, MPI_BYTE, agg,
+                                  (MPI_Aint)(slot + pc[0].off - w0), len, MPI_BYTE, win)
+                       : PMPI_Get(PIECE_ADDR(base, pc[0].mem), len, MPI_BYTE, agg,
+                                  (MPI_Aint)(slot + pc[0].off - w0), len, MPI_BYTE, win);
+        } else {
+            MPI_Datatype origin = MPI_DATATYPE_NULL, target = MPI_DATATYPE_NULL;
+            for (int64_t i = 0; i < n; i++) {
+                p->blocklens[i] = (int)pc[i].len;
+                p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
+                p->pipe->tdispls[i] = (MPI_Aint)(slot + pc[i].off - w0);
+            }
+            step = "MPI_Type_create_hindexed";
+            rc = PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, &origin);
+            if (rc == MPI_SUCCESS)
+                rc = PMPI_Type_create_hindexed((int)n, p->blocklens, p->pipe->tdispls, MPI_BYTE,
+                                               &target);
+            if (rc == MPI_SUCCESS) {
+                step = "MPI_Type_commit";
+                rc = PMPI_Type_commit(&origin);
+                if (rc == MPI_SUCCESS)
+                    rc = PMPI_Type_commit(&target);
+            }
+            if (rc == MPI_SUCCESS) {
+                step = write ? "MPI_Put" : "MPI_Get";
+                rc = write ? PMPI_Put(MPI_BOTTOM, 1, origin, agg, 0, 1, target, win)
+                           : PMPI_Get(MPI_BOTTOM, 1, origin, agg, 0, 1, target, win);
+            }
+            /* the operation keeps what it needs until the fence */
+            if (origin != MPI_DATATYPE_NULL)
+                PMPI_Type_free(&origin);
+            if (target != MPI_DATATYPE_NULL)
+                PMPI_Type_free(&target);
         }
-        MPI_Datatype origin, target;
-        for (int64_t i = 0; i < n; i++) {
-            p->blocklens[i] = (int)pc[i].len;
-            p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
-            p->pipe->tdispls[i] = (MPI_Aint)(slot + pc[i].off - w0);
+        if (rc != MPI_SUCCESS) {
+            char msg[MPI_MAX_ERROR_STRING] = "", why[MCIO_DETAIL_LEN];
+            int len = 0;
+            PMPI_Error_string(rc, msg, &len);
+            snprintf(why, sizeof why,
+                     "exchange with rank %d: %s of %" PRId64 " pieces (%" PRId64
+                     " bytes) failed: %.120s",
+                     agg, step, n, p->send.bytes[g], msg);
+            exchange_failed(io, MCIO_ERR_MPI, k, why);
         }
-        PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, &origin);
-        PMPI_Type_create_hindexed((int)n, p->blocklens, p->pipe->tdispls, MPI_BYTE, &target);
-        PMPI_Type_commit(&origin);
-        PMPI_Type_commit(&target);
-        if (write)
-            PMPI_Put(MPI_BOTTOM, 1, origin, agg, 0, 1, target, win);
-        else
-            PMPI_Get(MPI_BOTTOM, 1, origin, agg, 0, 1, target, win);
-        PMPI_Type_free(&origin); /* the operation keeps what it needs until the fence */
-        PMPI_Type_free(&target);
     }
 }
 
@@ -762,7 +808,7 @@ static int64_t exchange_rma(mcio_plan p, pipe_io *io, int write, char *base, int
                 int64_t gs1 = gs;
                 while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
                     gs1++;
-                access_rma(p, gs, gs1, k, write, base);
+                access_rma(p, io, gs, gs1, k, write, base);
                 gs = gs1;
             }
             t_exch += now_ns() - t;
@@ -777,7 +823,7 @@ static int64_t exchange_rma(mcio_plan p, pipe_io *io, int write, char *base, int
         while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
             gs1++;
         PMPI_Win_fence(0, win);
-        access_rma(p, gs, gs1, k, write, base);
+        access_rma(p, io, gs, gs1, k, write, base);
         PMPI_Win_fence(0, win);
         gs = gs1;
         t_exch += now_ns() - t;

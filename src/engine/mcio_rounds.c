@@ -8,7 +8,10 @@
  * only data is the aggregator's own goes straight between its memory and the file.
  * Glossary in src/core/plan/mcio_planner.h.
  */
+#include <inttypes.h>
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mcio_engine.h"
@@ -28,8 +31,26 @@ static int64_t ns_since(double t0)
  * or, when ranks outnumber cores, the rank that holds the data. Open MPI's
  * mpi_yield_when_idle does the same for all of a program's waits. Not a sleep: large messages
  * move only while someone polls. */
-void mcio_exchange_wait(int n, MPI_Request *reqs)
+void mcio_exchange_wait(mcio_plan p, int n, int failed)
 {
+    MPI_Request *reqs = p->reqs;
+    if (failed) {
+        /* A round in which a message could not be posted as planned (mcio_exchange_post_group):
+         * a stand-in may end in error (a 0-byte receive, truncated), which the communicator's
+         * handler must not turn into an abort. One wait per request (each completes and is
+         * freed, error or not); every message was posted before, so the order cannot deadlock. */
+        MPI_Errhandler old;
+        PMPI_Comm_get_errhandler(p->fh->comm, &old);
+        PMPI_Comm_set_errhandler(p->fh->comm, MPI_ERRORS_RETURN);
+        for (int i = 0; i < n; i++) {
+            PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+            free(p->standin[i]);
+            p->standin[i] = NULL;
+        }
+        PMPI_Comm_set_errhandler(p->fh->comm, old);
+        PMPI_Errhandler_free(&old);
+        return;
+    }
 #ifdef MCIO_SIMULATE
     /* Simulated ranks share no processor, and SMPI charges simulated time per MPI_Test. */
     PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
@@ -54,8 +75,8 @@ void mcio_exchange_wait(int n, MPI_Request *reqs)
  * Open MPI at 8 ranks: one message per group beats one message per large piece (fewer
  * rendezvous handshakes when ranks outnumber cores), docs/performance.md.
  */
-void mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
-                              int send, int *nreq)
+int mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
+                             int send, int *nreq, char detail[MCIO_DETAIL_LEN])
 {
     MPI_Comm comm = p->fh->comm;
     const mcio_piece *pc = &g->pieces[g->first[gi]];
@@ -64,8 +85,10 @@ void mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, cha
     for (int64_t i = 1; i < n && contiguous; i++)
         contiguous = pc[i].mem == pc[i - 1].mem + pc[i - 1].len;
     MPI_Datatype *type = &p->types[*nreq];
+    MPI_Request *req = &p->reqs[*nreq];
     void *addr = MPI_BOTTOM;
-    int count = 1;
+    int count = 1, rc = MPI_SUCCESS;
+    const char *step = "MPI_Type_create_hindexed";
     if (contiguous) {
         *type = MPI_BYTE;
         addr = PIECE_ADDR(base, pc[0].mem);
@@ -75,14 +98,48 @@ void mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, cha
             p->blocklens[i] = (int)pc[i].len;
             p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
         }
-        PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
-        PMPI_Type_commit(type);
+        rc = PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
+        if (rc == MPI_SUCCESS) {
+            step = "MPI_Type_commit";
+            rc = PMPI_Type_commit(type);
+            if (rc != MPI_SUCCESS)
+                PMPI_Type_free(type);
+        }
     }
-    if (send)
-        PMPI_Isend(addr, count, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
-    else
-        PMPI_Irecv(addr, count, *type, peer, MCIO_TAG_DATA, comm, &p->reqs[*nreq]);
+    if (rc == MPI_SUCCESS) {
+        step = send ? "MPI_Isend" : "MPI_Irecv";
+        rc = send ? PMPI_Isend(addr, count, *type, peer, MCIO_TAG_DATA, comm, req)
+                  : PMPI_Irecv(addr, count, *type, peer, MCIO_TAG_DATA, comm, req);
+        if (rc != MPI_SUCCESS && *type != MPI_BYTE)
+            PMPI_Type_free(type);
+    }
     (*nreq)++;
+    if (rc == MPI_SUCCESS)
+        return MCIO_SUCCESS;
+    /* The message cannot go as planned; the peer waits for it all the same. A stand-in takes
+     * its place: a send of 0 bytes (the peer's receive takes fewer bytes than it posted, which
+     * MPI allows), or a receive of its bytes into scratch memory, dropped after the wait. Only
+     * when that memory cannot be had, a receive of 0 bytes, which the message completes
+     * truncated; Open MPI 4.1 then writes a message above its eager size past the buffer
+     * anyway (seen with AddressSanitizer), so the scratch comes first. The call has failed on
+     * this rank, and the ranks agree on that after the exchange. */
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    PMPI_Error_string(rc, msg, &len);
+    snprintf(detail, MCIO_DETAIL_LEN,
+             "exchange with rank %d: %s of %" PRId64 " pieces (%" PRId64 " bytes) failed: %.120s",
+             peer, step, n, g->bytes[gi], msg);
+    *type = MPI_BYTE;
+    *req = MPI_REQUEST_NULL;
+    if (send) {
+        PMPI_Isend(p->blocklens, 0, MPI_BYTE, peer, MCIO_TAG_DATA, comm, req);
+    } else {
+        char *scratch = malloc((size_t)g->bytes[gi]);
+        p->standin[*nreq - 1] = scratch;
+        PMPI_Irecv(scratch ? scratch : (char *)p->blocklens, scratch ? (int)g->bytes[gi] : 0,
+                   MPI_BYTE, peer, MCIO_TAG_DATA, comm, req);
+    }
+    return MCIO_ERR_MPI;
 }
 
 /* Does round k of the aggregator have small enough holes to read-modify-write its span? */
@@ -147,17 +204,22 @@ static int direct_access(mcio_plan p, int write, char *base, int64_t gs, int64_t
 
 /* The exchange of round k: the aggregator's side (receive groups [gr, gr1)), then this rank's
  * pieces (send groups [gs, gs1)); its pieces for its own domain are copied, or, direct, were
- * already moved. */
-static void exchange_round(mcio_plan p, int write, char *base, int k, int64_t gs, int64_t gs1,
-                           int64_t gr, int64_t gr1, int direct)
+ * already moved. Returns MCIO_SUCCESS, or the first message that could not be posted (detail);
+ * every message is completed either way. */
+static int exchange_round(mcio_plan p, int write, char *base, int k, int64_t gs, int64_t gs1,
+                          int64_t gr, int64_t gr1, int direct, char detail[MCIO_DETAIL_LEN])
 {
     mcio_file fh = p->fh;
     const mcio_fdplan *fd = &p->fd;
-    int nreq = 0;
+    int nreq = 0, st = MCIO_SUCCESS, pst;
+    char why[MCIO_DETAIL_LEN];
     for (int64_t g = gr; g < gr1; g++) {
         if (p->recv.peer[g] == fh->rank)
             continue; /* copied below, from the sender's side */
-        mcio_exchange_post_group(p, &p->recv, g, p->cbuf, p->recv.peer[g], !write, &nreq);
+        pst = mcio_exchange_post_group(p, &p->recv, g, p->cbuf, p->recv.peer[g], !write, &nreq,
+                                       why);
+        if (pst != MCIO_SUCCESS && st == MCIO_SUCCESS)
+            st = pst, snprintf(detail, MCIO_DETAIL_LEN, "round %d: %.230s", k, why);
     }
     for (int64_t g = gs; g < gs1; g++) {
         int dom = p->send.peer[g], agg = fd->agg_rank[dom];
@@ -174,12 +236,15 @@ static void exchange_round(mcio_plan p, int write, char *base, int k, int64_t gs
             }
             continue;
         }
-        mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq);
+        pst = mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq, why);
+        if (pst != MCIO_SUCCESS && st == MCIO_SUCCESS)
+            st = pst, snprintf(detail, MCIO_DETAIL_LEN, "round %d: %.230s", k, why);
     }
-    mcio_exchange_wait(nreq, p->reqs);
+    mcio_exchange_wait(p, nreq, st != MCIO_SUCCESS);
     for (int i = 0; i < nreq; i++)
         if (p->types[i] != MPI_BYTE)
             PMPI_Type_free(&p->types[i]);
+    return st;
 }
 
 static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times,
@@ -189,6 +254,7 @@ static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times
     int64_t t_exch = 0, t_io = 0;
     int io_st = MCIO_SUCCESS;
     int64_t gs = 0, gr = 0;
+    char scratch[MCIO_DETAIL_LEN]; /* the details after the first failure */
     for (int k = 0; k < p->fd.max_rounds; k++) {
         int64_t gs1 = gs, gr1 = gr;
         while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
@@ -217,7 +283,12 @@ static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times
             t_io += ns_since(t);
         }
         t = PMPI_Wtime();
-        exchange_round(p, write, base, k, gs, gs1, gr, gr1, direct);
+        /* After a failed exchange, no more file access (its data is not all there): the
+         * exchanges still complete, and the ranks agree after the call. */
+        int x_st = exchange_round(p, write, base, k, gs, gs1, gr, gr1, direct,
+                                  io_st == MCIO_SUCCESS ? detail : scratch);
+        if (io_st == MCIO_SUCCESS)
+            io_st = x_st;
         t_exch += ns_since(t);
         /* Aggregator, after the exchange: write what was asked for, never a byte more. */
         if (write && nruns > 0 && !direct && io_st == MCIO_SUCCESS) {

@@ -68,6 +68,7 @@ static void plan_clear(mcio_plan p)
     free(p->displs);
     free(p->reqs);
     free(p->types);
+    free(p->standin);
     mcio_pipeline_free(p);
     free(p->slots);
     free(p->mem_model);
@@ -311,6 +312,7 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
     p->displs = malloc((size_t)maxg * sizeof(MPI_Aint));
     p->reqs = malloc((size_t)per_round * sizeof(MPI_Request));
     p->types = malloc((size_t)per_round * sizeof(MPI_Datatype));
+    p->standin = calloc((size_t)per_round, sizeof(void *));
     if (p->my_domain >= 0) {
         /* Exactly what the plan gives this domain (the memory strategy's budgets rely on it),
          * times the sub-buffers a pipeline keeps in flight. */
@@ -326,7 +328,7 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
         p->cbuf_mem = cbuf_alloc((size_t)p->cbuf_len + 1 + shift);
         p->cbuf = p->cbuf_mem ? p->cbuf_mem + shift : NULL;
     }
-    return (!p->runs || !p->blocklens || !p->displs || !p->reqs || !p->types ||
+    return (!p->runs || !p->blocklens || !p->displs || !p->reqs || !p->types || !p->standin ||
             (p->my_domain >= 0 && !p->cbuf))
                ? MCIO_ERR_NOMEM
                : MCIO_SUCCESS;

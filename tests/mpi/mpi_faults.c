@@ -13,7 +13,10 @@
  *                  a message naming the failing rank and the file, and the handle keeps working
  *   ENOSPC         the posix and mpiio backends writing to /dev/full
  *   EFBIG          RLIMIT_FSIZE below the data, SIGXFSZ ignored, posix backend
+ *   exchange       one rank's datatype for an exchange message fails (PMPI_Type_create_hindexed
+ *                  interposed): rounds and pipelines, two-sided and one-sided (MCIO_HINTS)
  */
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/resource.h>
 
@@ -130,13 +133,35 @@ static const mcio_io_backend fault_backend = {
 
 static int64_t per_rank;
 
-/* Interleaved pieces with small holes: every rank in every aggregator's domain. */
-static void gen(int r, int n, mt_extents *e)
+/* Interleaved pieces of about `piece` bytes with small holes: every rank in every aggregator's
+ * domain. */
+static void gen_pieces(int r, int n, int64_t piece, mt_extents *e)
 {
     memset(e, 0, sizeof *e);
-    const int64_t piece = 500, pieces = per_rank / piece;
+    const int64_t pieces = per_rank / piece;
     for (int64_t i = 0; i < pieces; i++)
         mt_ext_push(e, 32 + (i * n + r) * piece, piece - 1 - (i % 5));
+}
+
+static void gen(int r, int n, mt_extents *e)
+{
+    gen_pieces(r, n, 500, e);
+}
+
+/* The end of a test on a shared file: close it, check that it holds generation gen of every
+ * rank's extents, remove it and release the test's layout and buffers. */
+static void close_and_release(mcio_file *fh, const char *path, int64_t size, mt_extents *all,
+                              int n, unsigned gen, MPI_Info *info, uint8_t *got)
+{
+    CHECK_OK(mcio_file_close(fh));
+    MT_VERIFY_FILE(path, size, all, n, gen);
+    mt_remove(path);
+    mt_info_free(info);
+    free(got);
+    for (int r = 0; r < n; r++)
+        mt_ext_free(&all[r]);
+    free(all);
+    mt.ctx = NULL;
 }
 
 static int64_t sum_over_ranks(int64_t x)
@@ -260,15 +285,7 @@ static void test_fault_backend(void)
     fault_reset();
     CHECK_OK(mcio_file_sync(fh));
 
-    CHECK_OK(mcio_file_close(&fh));
-    MT_VERIFY_FILE(path, size, all, n, gen_ok);
-    mt_remove(path);
-    mt_info_free(&info);
-    free(got);
-    for (int r = 0; r < n; r++)
-        mt_ext_free(&all[r]);
-    free(all);
-    mt.ctx = NULL;
+    close_and_release(&fh, path, size, all, n, gen_ok, &info, got);
 }
 
 /*
@@ -276,7 +293,8 @@ static void test_fault_backend(void)
  * naming that rank, and leaves nothing behind: the handle released on every rank (the sanitizer
  * build would see a leak) and the file holding what was written. The other phases: open, a
  * hint refused on one rank (mpi_errors; a backend's own open agrees inside, as posix and mpiio
- * do); plan, bad arguments on one rank (mpi_errors); file access, test_fault_backend above.
+ * do); plan, bad arguments on one rank (mpi_errors); exchange, test_exchange_fault below;
+ * file access, test_fault_backend above.
  */
 static void test_close_one_rank(void)
 {
@@ -308,6 +326,124 @@ static void test_close_one_rank(void)
     mt_remove(path);
     mt_info_free(&info);
     mt.ctx = NULL;
+}
+
+/*
+ * The exchange phase. The engine builds an MPI datatype for each message whose pieces are
+ * scattered (mcio_exchange_post_group; the origin and target of a one-sided put or get), the
+ * step where MPI packs the pieces and allocates for it. This program interposes
+ * PMPI_Type_create_hindexed through MPI's profiling interface: the engine calls the PMPI_ name,
+ * this definition comes first, and the MPI library's is found with dlsym(RTLD_NEXT). Armed, it
+ * fails once, the (after+1)-th creation on xfault.rank, as an MPI library out of memory would
+ * (MPI_ERR_NO_MEM, returned: the engine's calls check it). Nothing in the library is there for
+ * the test.
+ */
+static struct {
+    int rank; /* the rank that fails (-1: none) */
+    int64_t after, calls, failures;
+} xfault = {.rank = -1};
+
+typedef int (*hindexed_fn)(int, const int[], const MPI_Aint[], MPI_Datatype, MPI_Datatype *);
+
+int PMPI_Type_create_hindexed(int count, const int blocklens[], const MPI_Aint displs[],
+                              MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static hindexed_fn real;
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "PMPI_Type_create_hindexed");
+    if (xfault.rank == mt.rank && xfault.calls++ == xfault.after) {
+        xfault.failures++;
+        return MPI_ERR_NO_MEM;
+    }
+    return real(count, blocklens, displs, oldtype, newtype);
+}
+
+/*
+ * A datatype of the exchange fails on one rank, in a write and in a read, on the first and the
+ * last rank: every rank returns MCIO_ERR_MPI with the same message naming the failing rank, the
+ * exchange and MPI_Type_create_hindexed; no rank waits for a message that never comes (the
+ * deadline would name it); then the same handle writes and reads again, every byte checked in
+ * the file and in memory. Every rank aggregates, with several rounds each (as
+ * test_fault_backend), and the pieces are small (40 bytes), so that every message to or from
+ * an aggregator gathers scattered pieces, even in the 512-byte sub-buffers of some pipeline
+ * variants. MCIO_HINTS chooses the executor and transport (tests/mpi/CMakeLists.txt).
+ */
+static void test_exchange_fault(void)
+{
+    int n = mt.nprocs, me = mt.rank, last = n - 1;
+    if (n == 1) {
+        if (me == 0)
+            printf("mpi_faults: exchange faults need 2 ranks or more (one rank exchanges "
+                   "nothing)\n");
+        return;
+    }
+    char path[512], tag[32], nodes[16], bufsize[32];
+    mt.ctx = "exchange";
+    mt_path(path, sizeof path, "exchange");
+    mt_extents *all = calloc((size_t)n, sizeof *all);
+    for (int r = 0; r < n; r++)
+        gen_pieces(r, n, 40, &all[r]);
+    const mt_extents *e = &all[me];
+    int64_t size = mt_ext_end(&all[last]) + 700, bytes = mt_ext_bytes(e);
+    mt_prefill(path, size);
+    snprintf(nodes, sizeof nodes, "%d", n);
+    snprintf(bufsize, sizeof bufsize, "%" PRId64, per_rank / 3 + 11);
+    MPI_Info info =
+        mt_info("mcio_io_backend", "posix", "cb_nodes", nodes, "cb_buffer_size", bufsize, NULL);
+    mcio_file fh;
+    if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh)) != MCIO_SUCCESS) {
+        mt_info_free(&info);
+        return;
+    }
+    uint8_t *got = mt_malloc((size_t)bytes), *buf;
+    unsigned gen_ok = 1;
+    buf = mt_pack(e, gen_ok);
+    CHECK_OK(mcio_write_at_all(fh, e->n, e->off, e->len, buf));
+    free(buf);
+    static const struct {
+        const char *name;
+        int read, on_last;
+        int64_t after;
+    } cases[] = {
+        {"exchange: write, last rank's 2nd datatype fails", 0, 1, 1},
+        {"exchange: write, first rank's 1st datatype fails", 0, 0, 0},
+        {"exchange: read, last rank's 2nd datatype fails", 1, 1, 1},
+        {"exchange: read, first rank's 3rd datatype fails", 1, 0, 2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        int bad = cases[c].on_last ? last : 0;
+        mt.ctx = cases[c].name;
+        xfault.rank = bad;
+        xfault.after = cases[c].after;
+        xfault.calls = xfault.failures = 0;
+        int st;
+        if (cases[c].read) {
+            memset(got, 0, (size_t)bytes);
+            mt_phase("mcio_read_at_all (exchange fault)", __FILE__, __LINE__);
+            st = mcio_read_at_all(fh, e->n, e->off, e->len, got);
+        } else {
+            buf = mt_pack(e, 50 + (unsigned)c);
+            mt_phase("mcio_write_at_all (exchange fault)", __FILE__, __LINE__);
+            st = mcio_write_at_all(fh, e->n, e->off, e->len, buf);
+            free(buf);
+        }
+        xfault.rank = -1;
+        MT_CHECK_ERROR(st, MCIO_ERR_MPI, "exchange with rank", "MPI_Type_create_hindexed",
+                       mt_rank_tag(tag, bad));
+        int64_t hit = sum_over_ranks(xfault.failures);
+        CHECKF(hit == 1, "the fault was hit %" PRId64 " times, not once", hit);
+        /* The handle still works: a write (a new generation) and a read, every byte checked. */
+        gen_ok = 100 + (unsigned)c;
+        buf = mt_pack(e, gen_ok);
+        CHECK_OK(mcio_write_at_all(fh, e->n, e->off, e->len, buf));
+        memset(got, 0, (size_t)bytes);
+        if (CHECK_OK(mcio_read_at_all(fh, e->n, e->off, e->len, got)) == MCIO_SUCCESS)
+            MT_COMPARE(got, buf, bytes, 0, "read back after an exchange fault");
+        free(buf);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MT_VERIFY_FILE(path, size, all, n, gen_ok);
+    }
+    close_and_release(&fh, path, size, all, n, gen_ok, &info, got);
 }
 
 /*
@@ -490,6 +626,7 @@ int main(int argc, char **argv)
     CHECK(mcio_io_find("fault") == &fault_backend);
     test_fault_backend();
     test_close_one_rank();
+    test_exchange_fault();
     CHECK(mcio_io_register(&deferred_backend) == MCIO_SUCCESS);
     test_deferred_backend();
     test_dev_full("posix", MCIO_ERR_NOSPACE, MCIO_ERR_NOSPACE);

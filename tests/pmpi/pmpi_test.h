@@ -5,24 +5,17 @@
  * `failures` in scope where CHECK is used.
  *
  * No hang goes unexplained (as tests/mpi/mcio_test.h does for the multi-rank tests): including
- * this header arms a deadline before main (MCIO_TEST_DEADLINE seconds, default 120 per run,
- * so that a hang in a later run of run_pmpi.sh still reports before ctest's 300 s). When it
- * passes, each rank prints "<program>: deadline passed: rank r/n (pid p), in:" and its call
- * stack (the MPI or mcio call it waits in), and exits with status 124. The rank comes from the launcher's environment
- * (Open MPI's OMPI_COMM_WORLD_RANK, MPICH's PMI_RANK), as MPI is not initialized yet.
+ * this header arms the deadline of pmpi_deadline.h before main.
  */
 #ifndef MCIO_PMPI_TEST_H
 #define MCIO_PMPI_TEST_H
 
-#include <execinfo.h>
 #include <mpi.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "../test_deadline.h"
+#include "pmpi_deadline.h"
 
 #define CHECK(cond, ...)                                                                      \
     do {                                                                                      \
@@ -34,36 +27,6 @@
             fputc('\n', stderr);                                                              \
         }                                                                                     \
     } while (0)
-
-static char pmpi_deadline_msg[256];
-extern char *program_invocation_short_name; /* glibc's, declared here: the includer may have set
-                                             * feature macros without _GNU_SOURCE */
-
-/* SIGALRM: say where this rank is (write and backtrace_symbols_fd do not allocate), give the
- * other ranks 3 s to say it too, then exit 124. */
-static void pmpi_deadline(int sig)
-{
-    (void)sig;
-    ssize_t n = write(2, pmpi_deadline_msg, strlen(pmpi_deadline_msg));
-    (void)n;
-    void *frames[40];
-    backtrace_symbols_fd(frames, backtrace(frames, 40), 2);
-    sleep(3);
-    _exit(124);
-}
-
-__attribute__((constructor)) static void pmpi_arm_deadline(void)
-{
-    const char *r = getenv("OMPI_COMM_WORLD_RANK"), *n = getenv("OMPI_COMM_WORLD_SIZE");
-    if (!r)
-        r = getenv("PMI_RANK"), n = getenv("PMI_SIZE");
-    snprintf(pmpi_deadline_msg, sizeof pmpi_deadline_msg,
-             "%s: deadline passed: rank %s/%s (pid %d), in:\n", program_invocation_short_name,
-             r ? r : "?", n ? n : "?", (int)getpid());
-    void *warm[1];
-    backtrace(warm, 1); /* loads the unwinder now, not in the handler */
-    test_deadline_arm(120, pmpi_deadline);
-}
 
 /* MPI_Init, this rank and the size of MPI_COMM_WORLD; aborts unless the program was given its
  * three arguments (<file> <dump prefix> <calls file>). */

@@ -10,8 +10,11 @@ call left over either.)
 Usage: py_h5py.py <file> <dump prefix> <calls file>"""
 import sys
 
-import numpy as np
-from mpi4py import MPI
+import pmpi_deadline
+
+pmpi_deadline.arm()  # before MPI starts: a hang in MPI_Init is reported too
+import numpy as np  # noqa: E402
+from mpi4py import MPI  # noqa: E402
 import h5py
 
 comm = MPI.COMM_WORLD

@@ -7,8 +7,11 @@ counts MCIO_STATS lines (one per collective call). Debian builds mpi4py with Ope
 Usage: py_mpi4py.py <file> <dump prefix> <calls file>"""
 import sys
 
-import numpy as np
-from mpi4py import MPI
+import pmpi_deadline
+
+pmpi_deadline.arm()  # before MPI starts: a hang in MPI_Init is reported too
+import numpy as np  # noqa: E402
+from mpi4py import MPI  # noqa: E402
 
 comm = MPI.COMM_WORLD
 rank, nprocs = comm.Get_rank(), comm.Get_size()
