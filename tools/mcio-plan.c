@@ -49,6 +49,8 @@ static const char usage[] =
     "                     writes it under ~/.cache/mcio); default: the defaults of the file\n"
     "                     system's kind (--fs-path: remote or not)\n"
     "  --op OP            write or read: the operation the cost model chooses for (default write)\n"
+    "  --cores N          online cores per node, as the engine reads them at open: the node's\n"
+    "                     ranks share them (default: unknown, each rank its core)\n"
     "  --no-choice        skip the cost model's choice (at 100,000 ranks with --node-memory it\n"
     "                     plans the memory strategy once per candidate: minutes)\n"
     "  --max-print N      rows printed per table (default 40; --json prints everything)\n"
@@ -64,6 +66,7 @@ typedef struct opts {
     mcio_fsinfo fs; /* --fs-path; type MCIO_FS_UNKNOWN and stripe 0 without it */
     const char *costs; /* --costs */
     int read;          /* --op read */
+    int cores;         /* --cores */
 } opts;
 
 static int bad(const char *fmt, const char *a, const char *b)
@@ -101,6 +104,12 @@ static int parse(int argc, char **argv, opts *o)
             o->pattern = v;
         } else if (!strcmp(a, "--costs")) {
             o->costs = v;
+        } else if (!strcmp(a, "--cores")) {
+            char *end;
+            long c = strtol(v, &end, 10);
+            if (*end || c < 1 || c > 1 << 20)
+                return bad("--cores '%s' is not a count of cores%s", v, "");
+            o->cores = (int)c;
         } else if (!strcmp(a, "--op")) {
             if (strcmp(v, "write") && strcmp(v, "read"))
                 return bad("--op '%s' is not write or read%s", v, "");
@@ -322,6 +331,8 @@ static int job_choose(job *j)
         if (j->cost.overlap < 0)
             j->cost.overlap = 1; /* not pinned: a machine with a core for each I/O thread */
     }
+    j->cost.cores = j->o.cores;
+    j->cost.remote = j->o.fs.remote;
     const pattern *p = patterns_find(j->o.pattern);
     if (j->n <= MAX_COUNTED && p && (j->ext = calloc((size_t)j->n, sizeof(int64_t)))) {
         pattern_args a = {.size = j->o.size, .transfer = j->o.transfer,

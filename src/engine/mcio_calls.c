@@ -73,7 +73,7 @@ static int one_shot(mcio_file fh, int write, int64_t count, const int64_t *off, 
     }
     int64_t *mem = st == MCIO_SUCCESS ? memory_of(count, len, addrs, &st, local) : NULL;
     mcio_plan p;
-    st = mcio_engine_plan(fh, count, off, len, mem, write, st, local, &p, detail);
+    st = mcio_engine_plan(fh, count, off, len, mem, write, 1, st, local, &p, detail);
     free(mem);
     if (st == MCIO_SUCCESS) {
         st = mcio_engine_run(p, write, (char *)buf, 1, MCIO_SUCCESS, "", detail);
@@ -117,7 +117,8 @@ static int plan_create(mcio_file fh, int64_t count, const int64_t *off, const in
     int st = MCIO_SUCCESS;
     int64_t *packed = vform ? NULL : memory_of(count, len, NULL, &st, local);
     /* Overlaps are rejected: a plan may be used to write. */
-    st = mcio_engine_plan(fh, count, off, len, vform ? displs : packed, 1, st, local, plan, detail);
+    st = mcio_engine_plan(fh, count, off, len, vform ? displs : packed, 1, 0, st, local, plan,
+                          detail);
     free(packed);
     if (st == MCIO_SUCCESS) {
         fh->live_plans++;

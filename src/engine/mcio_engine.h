@@ -28,13 +28,17 @@
 #define MCIO_CBUF_FREE(p) free(p)
 #endif
 
-/* What each rank tells the others before planning: its summary and its argument check,
- * allgathered as four int64 per rank (so a bad argument on one rank fails every rank). */
+/* What each rank tells the others before planning: its summary, its argument check and its
+ * memory, allgathered as MCIO_RECORD_WORDS int64 per rank (so a bad argument on one rank fails
+ * every rank, and the memory probe costs no collective of its own). */
+enum { MCIO_RECORD_WORDS = 4 + MCIO_PROBE_FIELDS };
 typedef struct mcio_rank_record {
-    int64_t start, end, bytes; /* as mcio_summary */
-    int64_t status;            /* this rank's argument check: MCIO_SUCCESS or an error */
+    int64_t start, end, bytes;     /* as mcio_summary */
+    int64_t status;                /* this rank's argument check: MCIO_SUCCESS or an error */
+    int64_t mem[MCIO_PROBE_FIELDS]; /* mcio_machine_memory_read */
 } mcio_rank_record;
-_Static_assert(sizeof(mcio_rank_record) == 4 * sizeof(int64_t), "allgathered as 4 MPI_INT64_T");
+_Static_assert(sizeof(mcio_rank_record) == MCIO_RECORD_WORDS * sizeof(int64_t),
+               "allgathered as MCIO_RECORD_WORDS MPI_INT64_T");
 
 /* The times of one collective call, in nanoseconds, agreed as the slowest rank's (an allreduce
  * of the array v); io_inline is a flag (the pipeline ran its file access inline). */
@@ -159,15 +163,19 @@ void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p);
  * the plan's metadata traffic (its total over ranks, and the busiest rank's received bytes). */
 void mcio_stats_gather_metadata(mcio_file fh, mcio_plan p);
 
+/* Local: what the two gathers above fill, zeroed (a failed call gathers nothing). */
+void mcio_stats_clear_gathered(mcio_file fh);
+
 /* Local: the memory model's bytes and predicted peak of plan p per node (p->mem_model), from
  * the summaries of the call and the plan as the engine will run it. 0 or MCIO_ERR_NOMEM. */
 int mcio_stats_model(mcio_file fh, mcio_plan p);
 
 /*
- * Collective: read every rank's memory again (mcio_machine_probe_memory) and recompute the
- * node budgets, with this rank's extent count for the memory model. Cannot fail.
+ * The node budgets again from the memory records in the call's allgathered summaries
+ * (mcio_machine_memory_combine); path: this rank's cgroup path, read with the record (gathered
+ * to rank 0 under MCIO_STATS: then collective). Cannot fail.
  */
-void mcio_file_probe_memory(mcio_file fh, int64_t my_extents);
+void mcio_file_memory_combine(mcio_file fh, const char *path);
 
 /* Collective: allgather every rank's record into fh->summaries (in the simulation build, a
  * table shared by the simulated ranks, mcio_machine_sim.h: valid until the next call). */
@@ -188,10 +196,14 @@ int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], i
  * Collective: build a plan. mem[i] is extent i's memory displacement (packed offset, or an
  * absolute address for the v-forms). write: the plan is for writes (a rank's overlapping
  * extents are refused; romio_cb_write applies, else romio_cb_read). Persistent plans are made
- * for writes. local_status/local_detail: this rank's argument check, agreed on here.
+ * for writes. run_next: the caller runs the plan at once (mcio_engine_run, agreed = 1) when this
+ * succeeds, with nothing collective between (a one-shot call): an independent plan may then
+ * leave the agreement on planning to the run's final one, and a rank that fails here has met
+ * the others' final agreement. local_status/local_detail: this rank's argument check, agreed
+ * on here.
  */
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
-                     const int64_t *mem, int write, int local_status,
+                     const int64_t *mem, int write, int run_next, int local_status,
                      const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN]);
 
 /*
@@ -275,6 +287,11 @@ static inline int mcio_file_write_sync(const struct mcio_file_s *fh)
 
 /* Message tags on the file's private communicator. */
 enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };
+
+/* Tests only (tests/mpi/mpi_errors.c): the next calls plannings on this rank fail as an
+ * allocation would, before the cost model decides (so the rank cannot know whether the others
+ * aggregate). Local. */
+void mcio_engine_fail_planning(int calls);
 
 /* Free a plan's memory (collective when it holds an RMA window, mcio_transport=rma). */
 void mcio_engine_plan_free(mcio_plan plan);

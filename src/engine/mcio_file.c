@@ -140,9 +140,10 @@ static void node_budgets(mcio_file f)
     }
 }
 
-void mcio_file_probe_memory(mcio_file f, int64_t my_extents)
+void mcio_file_memory_combine(mcio_file f, const char *path)
 {
-    mcio_machine_probe_memory(f->comm, &f->machine, my_extents, f->stats_on);
+    mcio_machine_memory_combine(f->comm, &f->machine, f->summaries[0].mem, MCIO_RECORD_WORDS, path,
+                                f->stats_on);
     node_budgets(f);
 }
 
@@ -151,7 +152,8 @@ void mcio_file_gather_records(mcio_file f, const mcio_rank_record *mine)
 #ifdef MCIO_SIMULATE
     f->summaries = mcio_sim_gather_run(f->comm, &f->sim_summaries, mine);
 #else
-    PMPI_Allgather(mine, 4, MPI_INT64_T, f->summaries, 4, MPI_INT64_T, f->comm);
+    PMPI_Allgather(mine, MCIO_RECORD_WORDS, MPI_INT64_T, f->summaries, MCIO_RECORD_WORDS,
+                   MPI_INT64_T, f->comm);
 #endif
 }
 

@@ -4,6 +4,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mcio_engine.h"
 
@@ -15,6 +16,13 @@ void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p)
     int64_t sink;
     PMPI_Gather(&mine, 1, MPI_INT64_T, fh->stats_gathered ? fh->stats_gathered : &sink, 1,
                 MPI_INT64_T, 0, fh->comm);
+}
+
+void mcio_stats_clear_gathered(mcio_file fh)
+{
+    if (fh->stats_gathered)
+        memset(fh->stats_gathered, 0, (size_t)fh->nprocs * sizeof(int64_t));
+    memset(fh->meta_totals, 0, sizeof fh->meta_totals);
 }
 
 void mcio_stats_gather_metadata(mcio_file fh, mcio_plan p)

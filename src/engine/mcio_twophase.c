@@ -350,7 +350,8 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
                            .unit = unit,
                            .fixed = mcio_hints_cost_fixed(&fh->hints, write),
                            .cost = &fh->cost};
-    int st = mcio_cost_decide(&in, &p->choice);
+    /* The chosen plan is the one its prediction walked, already subdivided for a pipeline. */
+    int st = mcio_cost_decide_plan(&in, &p->choice, &p->fd, &p->slots);
     if (st != MCIO_SUCCESS)
         return st;
     p->chose = 1;
@@ -360,7 +361,7 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
         return mcio_planner_own(fh->nprocs, sum, &p->fd);
     }
     p->depth = c->depth;
-    return mcio_cost_plan(&in, c, &p->fd);
+    return MCIO_SUCCESS;
 }
 
 /* Phase 2, pure: the summaries into a plan (or, with romio_cb_* disable, the own-access
@@ -401,7 +402,7 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
 static int schedule_mine(mcio_file fh, struct mcio_plan_s *p, list_bufs *lb)
 {
     int st = MCIO_SUCCESS;
-    if (p->depth > 1)
+    if (p->depth > 1 && !p->slots) /* the cost model's plan comes subdivided */
         st = subdivide(fh, p);
     if (st == MCIO_SUCCESS)
         st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
@@ -436,8 +437,15 @@ static int exchange_and_allocate(mcio_file fh, struct mcio_plan_s *p, list_bufs 
     return st;
 }
 
+static int fail_planning; /* mcio_engine_fail_planning */
+
+void mcio_engine_fail_planning(int calls)
+{
+    fail_planning = calls;
+}
+
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
-                     const int64_t *mem, int write, int local_status,
+                     const int64_t *mem, int write, int run_next, int local_status,
                      const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN])
 {
     double t0 = PMPI_Wtime();
@@ -459,7 +467,10 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
 
     /* 1. Metadata: the summaries, whose status field agrees on bad arguments. */
     mcio_summary mine = mcio_extents_summary(p->ext, p->next);
-    mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st};
+    mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st, {0}};
+    /* With the memory each node has now (the application may have taken some since the open). */
+    char where[MCIO_MEM_WHERE_LEN] = "";
+    mcio_machine_memory_read(&fh->machine, p->next, rec.mem, fh->stats_on ? where : NULL);
     mcio_file_gather_records(fh, &rec);
     int any_failed = 0;
     for (int r = 0; r < fh->nprocs; r++)
@@ -468,16 +479,14 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
         goto fail;
     }
-    /* The memory each node has now (the application may have taken some since the open). */
-    mcio_file_probe_memory(fh, p->next);
-    /* Both allgathers deliver this rank's record to every other rank and theirs to it. */
-    p->meta_sent = p->meta_recv =
-        (int64_t)(fh->nprocs - 1) * (int64_t)(sizeof rec + MCIO_PROBE_FIELDS * sizeof(int64_t));
+    mcio_file_memory_combine(fh, where);
+    /* The allgather delivers this rank's record to every other rank and theirs to it. */
+    p->meta_sent = p->meta_recv = (int64_t)(fh->nprocs - 1) * (int64_t)sizeof rec;
     double t1 = PMPI_Wtime();
 
     /* 2. Planning: pure, the same on every rank; then this rank's schedule. An own-access plan
      * has no domains to schedule, no lists and no buffers. */
-    st = plan_domains(fh, p, write);
+    st = fail_planning > 0 ? (fail_planning--, MCIO_ERR_NOMEM) : plan_domains(fh, p, write);
     p->cb_rounds = p->fd.max_rounds;
     int aggregate = !p->own_access;
     if (aggregate && st == MCIO_SUCCESS)
@@ -492,11 +501,21 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     else if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "planning failed: %s", mcio_strerror(st));
     double t2 = PMPI_Wtime();
-    st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
-    if (st != MCIO_SUCCESS)
-        goto fail;
-    /* Independent: no lists, no buffers; the bytes move now. (The ranks agree on the plan all
-     * the same: a rank whose planning failed could not know whether the others aggregate.) */
+    /* The agreement on planning. A rank whose planning failed cannot know whether the others
+     * aggregate, so this agreement has the shape of the final one (mcio_engine_run: the
+     * times ride along): the others meet it here if they aggregate, and there if they went
+     * independent and skipped it. They skip it only where nothing collective lies between
+     * (a one-shot call, mcio_engine_run next, and no sync after a write: the mpiio
+     * backend's is collective); the statistics' gathers follow the final agreement only
+     * when it succeeds. Every rank still returns the failing rank's error; the others'
+     * independent accesses have happened by then, as in a call whose file access fails. */
+    if (!(run_next && !aggregate && st == MCIO_SUCCESS && !(write && mcio_file_write_sync(fh)))) {
+        mcio_call_times shape = {.v = {0}};
+        st = mcio_engine_agree(fh->comm, st, detail, shape.v, MCIO_CALL_TIMES);
+        if (st != MCIO_SUCCESS)
+            goto fail;
+    }
+    /* Independent: no lists, no buffers; the bytes move now. */
     if (!aggregate)
         goto done;
 
@@ -572,9 +591,11 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
                              .overlap = t.overlap,
                              .io_inline = t.io_inline};
     st = mcio_engine_agree(fh->comm, io_st, detail, times.v, MCIO_CALL_TIMES);
-    if (fh->stats_on) {
+    if (fh->stats_on && st == MCIO_SUCCESS) {
         mcio_stats_gather_aggregator_bytes(fh, p);
         mcio_stats_gather_metadata(fh, p);
+    } else if (fh->stats_on) { /* a rank that failed planning is not here (mcio_engine_plan) */
+        mcio_stats_clear_gathered(fh);
     }
     mcio_stats_record(fh, p, write, &times);
     return st;

@@ -285,12 +285,11 @@ void mcio_machine_free(mcio_machine *m)
     m->net = mcio_network_flat();
 }
 
-void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extents, int where)
+void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t *rec, char *path)
 {
-    int rank;
-    PMPI_Comm_rank(comm, &rank);
     mcio_memory_probe p;
 #ifdef MCIO_SIMULATE
+    (void)m; /* the simulated host's property, not the machine's located cgroups */
     memset(&p, 0, sizeof p);
     p.meminfo = mcio_sim_node_memory();
     p.cgroup = p.cg_used = p.cg_limit = p.rlimit = -1;
@@ -304,9 +303,19 @@ void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extent
     else
         mcio_memory_probe_at("", mcio_memory_rlimits(), &p);
 #endif
-    int64_t rec[MCIO_PROBE_FIELDS] = {p.meminfo,        p.cgroup,          p.cg_used,
-                                      p.cg_version,     (int64_t)p.cg_dev, (int64_t)p.cg_ino,
-                                      p.rlimit,         my_extents};
+    const int64_t r[MCIO_PROBE_FIELDS] = {p.meminfo,        p.cgroup,          p.cg_used,
+                                          p.cg_version,     (int64_t)p.cg_dev, (int64_t)p.cg_ino,
+                                          p.rlimit,         my_extents};
+    memcpy(rec, r, sizeof r);
+    if (path)
+        snprintf(path, MCIO_MEM_WHERE_LEN, "%s", p.cg_path);
+}
+
+void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extents, int where)
+{
+    int64_t rec[MCIO_PROBE_FIELDS];
+    char path[MCIO_MEM_WHERE_LEN];
+    mcio_machine_memory_read(m, my_extents, rec, path);
 #ifdef MCIO_SIMULATE
     m->probe_all = mcio_sim_gather_run(comm, &m->sim_probe, rec);
     m->rank_extents = mcio_sim_gather_area(&m->sim_probe);
@@ -314,15 +323,23 @@ void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extent
     PMPI_Allgather(rec, MCIO_PROBE_FIELDS, MPI_INT64_T, m->probe_all, MCIO_PROBE_FIELDS,
                    MPI_INT64_T, comm);
 #endif
+    mcio_machine_memory_combine(comm, m, m->probe_all, MCIO_PROBE_FIELDS, path, where);
+}
+
+void mcio_machine_memory_combine(MPI_Comm comm, mcio_machine *m, const int64_t *all, int stride,
+                                 const char *path, int where)
+{
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
     int *which = where && rank == 0 ? malloc(((size_t)m->nnodes + 1) * sizeof(int)) : NULL;
     for (int j = 0; which && j < m->nnodes; j++)
         which[j] = -1;
     for (int r = 0; r < m->nprocs; r++)
-        m->rank_extents[r] = m->probe_all[MCIO_PROBE_FIELDS * r + 7];
+        m->rank_extents[r] = all[(size_t)stride * r + 7];
     for (int j = 0; j < m->nnodes && !m->mem_is_virtual; j++) {
         int n = m->node_first[j + 1] - m->node_first[j];
         for (int i = 0; i < n; i++) {
-            const int64_t *x = &m->probe_all[MCIO_PROBE_FIELDS * m->rank_order[m->node_first[j] + i]];
+            const int64_t *x = &all[(size_t)stride * m->rank_order[m->node_first[j] + i]];
             mcio_memory_probe *q = &m->probe_node[i];
             memset(q, 0, sizeof *q);
             *q = (mcio_memory_probe){.meminfo = x[0], .cgroup = x[1], .cg_used = x[2],
@@ -349,7 +366,7 @@ void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extent
     }
     PMPI_Bcast(&ok, 1, MPI_INT, 0, comm);
     if (ok) {
-        PMPI_Gather(p.cg_path, MCIO_MEM_WHERE_LEN, MPI_CHAR, paths, MCIO_MEM_WHERE_LEN, MPI_CHAR,
+        PMPI_Gather(path, MCIO_MEM_WHERE_LEN, MPI_CHAR, paths, MCIO_MEM_WHERE_LEN, MPI_CHAR,
                     0, comm);
         for (int j = 0; rank == 0 && j < m->nnodes; j++)
             snprintf(&m->node_mem_where[(size_t)j * MCIO_MEM_WHERE_LEN], MCIO_MEM_WHERE_LEN,

@@ -61,6 +61,18 @@ typedef struct mcio_machine {
  */
 void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extents, int where);
 
+/* The probe in its two halves, for a caller that sends the record in an allgather of its own
+ * (a collective call's summaries): local, this rank's memory as MCIO_PROBE_FIELDS words
+ * (my_extents last) in rec, and its binding cgroup's path in path[MCIO_MEM_WHERE_LEN] (NULL:
+ * not wanted). */
+void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t *rec, char *path);
+
+/* Every rank's record, rank r's at all[stride * r], into the node figures as
+ * mcio_machine_probe_memory fills them. Local, but for where (then collective: the paths
+ * gathered to rank 0, path this rank's). Cannot fail. */
+void mcio_machine_memory_combine(MPI_Comm comm, mcio_machine *m, const int64_t *all, int stride,
+                                 const char *path, int where);
+
 /* Collective over comm. Returns a status, the same on every rank, with detail on error. */
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN]);
 

@@ -13,6 +13,12 @@
  *   hints      an unknown mcio_* key (on every rank, or on one rank only), malformed values,
  *              a malformed line or value in the MCIO_HINTS file (named with its line number), a
  *              MCIO_HINTS file that does not exist
+ *   planning   planning fails on the last rank only (injected, before the cost model decides,
+ *              so that rank cannot know what the others do): independent calls (the others
+ *              leave the agreement on planning to the final one), aggregated ones and the
+ *              cost model's choice, writes and reads, with and without MCIO_STATS (whose
+ *              gathers follow a successful final agreement only); nobody hangs, every rank
+ *              returns the error, the handle works afterwards
  *   files      opening a file that does not exist without MPI_MODE_CREATE, on both backends;
  *              and the modes that must work: CREATE makes the file, EXCL refuses an existing
  *              one (everywhere), DELETE_ON_CLOSE removes it
@@ -292,6 +298,55 @@ static void hint_errors(void)
     UNCHANGED();
 }
 
+/* Tests only (src/engine/mcio_engine.h, which this program does not include). */
+void mcio_engine_fail_planning(int calls);
+
+static void planning_errors(void)
+{
+    int me = mt.rank, last = mt.nprocs - 1;
+    mt.ctx = "planning";
+    static const char *const cbs[] = {"disable", "enable", NULL}; /* NULL: the model's choice */
+    char stats[512];
+    mt_path(stats, sizeof stats, "planning-stats");
+    int64_t off[2], len[2];
+    uint8_t buf[512], got[512];
+    valid_extents(off, len);
+    for (int i = 0; i < (int)sizeof buf; i++)
+        buf[i] = (uint8_t)(i * 7 + me);
+    for (int with_stats = 0; with_stats < 2; with_stats++)
+        for (int c = with_stats ? 2 : 0; c < 3; c++) { /* MCIO_STATS: the model's choice only */
+            if (with_stats)
+                setenv("MCIO_STATS", stats, 1);
+            MPI_Info info = cbs[c] ? mt_info("romio_cb_write", cbs[c], "romio_cb_read", cbs[c],
+                                             NULL)
+                                   : MPI_INFO_NULL;
+            mcio_file fh = open_file(MPI_MODE_RDWR, info);
+            mt_info_free(&info);
+            unsetenv("MCIO_STATS");
+            if (!fh)
+                continue;
+            for (int write = 1; write >= 0; write--) {
+                if (me == last)
+                    mcio_engine_fail_planning(1);
+                int st = write ? mcio_write_at_all(fh, 2, off, len, buf)
+                               : mcio_read_at_all(fh, 2, off, len, got);
+                MT_CHECK_ERROR(st, MCIO_ERR_NOMEM, "planning failed", rank_last);
+            }
+            /* Aggregated, nothing moved; independent, the others wrote their pieces. */
+            if (cbs[c] && !strcmp(cbs[c], "enable"))
+                UNCHANGED();
+            /* The handle works afterwards: a write read back. */
+            memset(got, 0, sizeof got);
+            CHECK_OK(mcio_write_at_all(fh, 2, off, len, buf));
+            if (CHECK_OK(mcio_read_at_all(fh, 2, off, len, got)) == MCIO_SUCCESS)
+                MT_COMPARE(got, buf, len[0] + len[1], off[0], "read back after planning errors");
+            CHECK_OK(mcio_file_close(&fh));
+            mt_prefill(path, size);
+        }
+    if (me == 0)
+        unlink(stats);
+}
+
 static void file_errors(void)
 {
     mt.ctx = "files";
@@ -380,6 +435,7 @@ int main(int argc, char **argv)
     argument_errors();
     access_errors();
     hint_errors();
+    planning_errors();
     file_errors();
     file_modes();
     mt.ctx = "end";

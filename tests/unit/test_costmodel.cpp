@@ -14,6 +14,7 @@
 #include "mcio_costmodel.h"
 #include "mcio_hints.h"
 #include "mcio_planner.h"
+#include "plan_test_util.h"
 
 namespace {
 
@@ -90,6 +91,17 @@ mcio_cost_table table(double call, double byte_1, double byte_n, double msg)
     return t;
 }
 
+/* The aggregated configuration: romio, aggs per node, a 16 MiB buffer, depth. */
+mcio_cost_config romio(int aggs, int depth)
+{
+    mcio_cost_config c{};
+    c.strategy = MCIO_STRATEGY_ROMIO;
+    c.aggs_per_node = aggs;
+    c.buffer = 16 * MiB;
+    c.depth = depth;
+    return c;
+}
+
 mcio_cost_choice decide(const Job &j)
 {
     mcio_cost_choice c;
@@ -115,8 +127,9 @@ TEST(CostModel, IndependentWinsOnOwnContiguousBlocksInThePageCache)
     EXPECT_TRUE(c.best.independent) << name(c.best);
     EXPECT_FALSE(c.runner_up.independent);
     EXPECT_GT(c.runner_up.seconds, c.best.seconds);
-    /* Predicted exactly: one call and 256 KiB at the concurrent rate, plus three collectives. */
-    EXPECT_NEAR(c.best.seconds, 2e-6 + 256 * KiB * 1e-9 + 3 * 1e-5, 1e-12);
+    /* Predicted exactly: one call and 256 KiB at the concurrent rate, plus one collective
+     * (the final agreement: the agreement on planning rides on it). */
+    EXPECT_NEAR(c.best.seconds, 2e-6 + 256 * KiB * 1e-9 + 1e-5, 1e-12);
     EXPECT_EQ(c.candidates, 1 + 3 * 2 * 3);
 }
 
@@ -130,11 +143,7 @@ TEST(CostModel, AggregatedPredictionByHand)
     j.ext = {1};
     j.cost = table(1e-3, 1e-9, 8e-9, 2e-5);
     j.finish(1);
-    mcio_cost_config agg{};
-    agg.strategy = MCIO_STRATEGY_ROMIO;
-    agg.aggs_per_node = 1;
-    agg.buffer = 16 * MiB;
-    agg.depth = 1;
+    mcio_cost_config agg = romio(1, 1);
     ASSERT_EQ(mcio_cost_predict(&j.in, &agg), MCIO_SUCCESS);
     EXPECT_NEAR(agg.seconds, 1e-3 + 64 * KiB * (1e-9 + 1e-10) + 4 * 1e-5, 1e-12);
     EXPECT_TRUE(decide(j).best.independent);
@@ -165,7 +174,7 @@ TEST(CostModel, AggregationWinsOnManySmallExtentsBehindTheNetwork)
     ind.independent = 1;
     ind.depth = 1;
     ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
-    EXPECT_NEAR(ind.seconds, 4096 * 200e-6 + 512 * KiB * 8.0 / 300e6 + 3e-5, 1e-9);
+    EXPECT_NEAR(ind.seconds, 4096 * 200e-6 + 512 * KiB * 8.0 / 300e6 + 1e-5, 1e-9);
 }
 
 TEST(CostModel, InterleavedSegmentsAggregateAndMoreAggregatorsShareTheBandwidth)
@@ -273,6 +282,124 @@ TEST(CostModel, SameInputsSameChoice)
     EXPECT_EQ(name(a.best), name(b.best));
     EXPECT_EQ(a.best.seconds, b.best.seconds);
     EXPECT_EQ(name(a.runner_up), name(b.runner_up));
+}
+
+TEST(CostModel, RanksShareTheNodesCores)
+{
+    /* 8 ranks of one node on 2 cores, each its own 256 KiB block in one call: the page
+     * cache's copies are the node's CPU work, so the call takes the 8 ranks' work over 2
+     * cores, not one rank's. */
+    Job j = blocks(256 * KiB, 1);
+    j.cost = table(2e-6, 1e-9, 1e-9, 20e-6);
+    j.finish(1);
+    mcio_cost_config ind{};
+    ind.independent = 1;
+    ind.depth = 1;
+    const double one = 2e-6 + 256 * KiB * 1e-9;
+    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
+    EXPECT_NEAR(ind.seconds, one + 1e-5, 1e-12); /* cores unknown: each rank its own */
+    j.cost.cores = 2;
+    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
+    EXPECT_NEAR(ind.seconds, 8 * one / 2 + 1e-5, 1e-12);
+    j.cost.cores = 16; /* more cores than ranks: each rank its own again */
+    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
+    EXPECT_NEAR(ind.seconds, one + 1e-5, 1e-12);
+    /* A remote file system: the ranks wait on the servers, not on the cores. */
+    j.cost.cores = 2;
+    j.cost.remote = 1;
+    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
+    EXPECT_NEAR(ind.seconds, one + 1e-5, 1e-12);
+    /* Aggregated, the exchange is the node's CPU work too: on 2 cores, 4 aggregators per node
+     * cost no less than the node's packing, messages and copies over 2 cores. */
+    Job k = interleaved(4 * MiB, 64 * KiB);
+    k.cost = table(20e-6, 1.0 / 2e9, 1.0 / 2e9, 10e-6);
+    k.cost.msg_byte = 1.0 / 1e9;
+    k.finish(1);
+    mcio_cost_config a4 = romio(4, 1), a4c = a4;
+    ASSERT_EQ(mcio_cost_predict(&k.in, &a4), MCIO_SUCCESS);
+    k.cost.cores = 2;
+    ASSERT_EQ(mcio_cost_predict(&k.in, &a4c), MCIO_SUCCESS);
+    EXPECT_GT(a4c.seconds, 1.5 * a4.seconds);
+    /* Every byte not the aggregator's own is sent and received once (msg_byte + copy_byte on
+     * each side), and written through the page cache once: a floor of the node's work. */
+    const double total = 8 * 4.0 * MiB, moved = total * 3 / 4; /* at least 3/4 moves */
+    EXPECT_GE(a4c.seconds, (2 * moved * (1e-9 + 1e-10) + total / 2e9) / 2);
+}
+
+TEST(CostModel, PipelineHidesOnlyWhereACoreIsLeftBesideTheAggregators)
+{
+    /* Exchange and file access alike: a pipeline hides one behind the other where the node
+     * has a core beside its aggregators (1 aggregator, 2 cores), not where it has none. */
+    Job j = interleaved(16 * MiB, 16 * KiB);
+    j.cost = table(50e-6, 1.0 / 1e9, 1.0 / 1e9, 20e-6);
+    j.cost.msg_byte = 1.0 / 1e9;
+    j.cost.overlap = 0; /* what the cores say replaces it */
+    j.finish(1);
+    auto predict = [&](int aggs, int depth) {
+        mcio_cost_config c = romio(aggs, depth);
+        EXPECT_EQ(mcio_cost_predict(&j.in, &c), MCIO_SUCCESS);
+        return c.seconds;
+    };
+    j.cost.cores = 2;
+    EXPECT_LT(predict(1, 2), predict(1, 1));
+    EXPECT_GE(predict(2, 2), predict(2, 1)); /* 2 aggregators on 2 cores: nothing left */
+    j.cost.cores = 1;
+    EXPECT_GE(predict(1, 2), predict(1, 1));
+}
+
+/* The plan mcio_cost_decide_plan hands the engine is the chosen configuration's, as
+ * mcio_cost_plan and the pipeline's subdivision make it (planned once, not twice). */
+void expect_chosen_plan(const Job &j)
+{
+    mcio_cost_choice c, d;
+    mcio_fdplan got{}, want{};
+    int *slots = nullptr;
+    ASSERT_EQ(mcio_cost_decide_plan(&j.in, &d, &got, &slots), MCIO_SUCCESS);
+    c = decide(j);
+    EXPECT_EQ(name(c.best), name(d.best));
+    EXPECT_EQ(c.best.seconds, d.best.seconds);
+    EXPECT_EQ(name(c.runner_up), name(d.runner_up));
+    if (c.best.independent) {
+        EXPECT_EQ(got.ndomains, 0);
+        EXPECT_EQ(slots, nullptr);
+        return;
+    }
+    ASSERT_EQ(mcio_cost_plan(&j.in, &c.best, &want), MCIO_SUCCESS);
+    std::vector<int> want_slots(want.ndomains + 1);
+    if (c.best.depth > 1) {
+        ASSERT_NE(slots, nullptr);
+        ASSERT_EQ(mcio_fdplan_subdivide(&want, j.in.subbuffer, c.best.depth, j.in.unit,
+                                        want_slots.data()),
+                  MCIO_SUCCESS);
+    } else {
+        EXPECT_EQ(slots, nullptr);
+    }
+    EXPECT_EQ(mcio_test::domains_of(got), mcio_test::domains_of(want));
+    for (int d = 0; slots && d < want.ndomains; d++)
+        EXPECT_EQ(slots[d], want_slots[d]) << "domain " << d;
+    EXPECT_EQ(got.max_buffer, want.max_buffer);
+    mcio_fdplan_free(&got);
+    mcio_fdplan_free(&want);
+    free(slots);
+}
+
+TEST(CostModel, DecidePlanHandsOverTheChosenPlan)
+{
+    Job j = interleaved(16 * MiB, 16 * KiB);
+    j.cost = table(50e-6, 1.0 / 1e9, 8.0 / 1e9, 20e-6); /* a pipeline */
+    j.cost.msg_byte = 1.0 / 1e9;
+    j.finish(1);
+    ASSERT_GT(decide(j).best.depth, 1);
+    expect_chosen_plan(j);
+    j.cost = table(200e-6, 1.0 / 300e6, 1.0 / 300e6, 20e-6); /* aggregated, depth 1 */
+    ASSERT_EQ(decide(j).best.depth, 1);
+    ASSERT_FALSE(decide(j).best.independent);
+    expect_chosen_plan(j);
+    Job k = blocks(256 * KiB, 1); /* independent */
+    k.cost = table(2e-6, 1.0 / 2e9, 1.0 / 1e9, 20e-6);
+    k.finish(0);
+    ASSERT_TRUE(decide(k).best.independent);
+    expect_chosen_plan(k);
 }
 
 TEST(CostModel, DefaultsByKind)

@@ -22,11 +22,19 @@
  * once each pay the concurrent figures of the table (interpolated between 1 and conc ranks,
  * and per byte proportionally beyond conc: the node's bandwidth is shared). Collectives the
  * engine adds beyond the summaries' allgather are counted (coll each): four for an aggregated
- * call, three for an independent one.
+ * call (the agreement on planning, the count of lists, the agreement on the lists, the final
+ * one), one for an independent one (the final agreement: mcio_twophase.c).
  *
- * What the model does not see: the CPU that ranks share when they outnumber cores, caches
- * warmed by a previous call, the I/O thread's contention (mcio_io_thread stays the engine's
- * own run-time choice), and servers shared between nodes.
+ * The node's cores (cost->cores, when known): ranks that outnumber them take turns, so a
+ * node's CPU work (every rank's packing and messages, every aggregator's copies, and the file
+ * access where it is the page cache's copying, not a wait on a remote server) takes at least
+ * its sum over the cores; and a pipeline hides the smaller phase only as far as a core is left
+ * beside the node's aggregators (its senders and its I/O run there). Measured on a 2-core host
+ * with 8 ranks: 1 and 4 aggregators per node alike (the 4 share 2 cores), and depth 2 with one
+ * aggregator per node 1.1-1.6x faster than depth 1 (docs/performance.md).
+ *
+ * What the model does not see: caches warmed by a previous call, the I/O thread's contention
+ * (mcio_io_thread stays the engine's own run-time choice), and servers shared between nodes.
  *
  * Glossary (and mcio_planner.h):
  *   candidate      one configuration: independent, or aggregated with a strategy, aggregators
@@ -34,6 +42,9 @@
  *   headroom       a node's available memory (the paper's Memavl): topo->node_mem
  *   usable         headroom less mcio_memory_margin (mcio_memmodel_usable)
  *   conc           the ranks per node at which the table's concurrent figures were measured
+ *   cores          a node's online cores, which its ranks share (cost->cores; 0: unknown)
+ *   node's CPU work what a node's cores must do for a call: packing, messages, copies, and the
+ *                  page cache's copies of a local file system
  *   runner-up      the second fastest candidate that fits: what the choice beat, and by how much
  */
 #include <inttypes.h>
@@ -44,10 +55,11 @@
 
 #include "mcio_costmodel.h"
 
-/* Collectives an aggregated call makes beyond the summaries' allgather: the memory probe's
- * allgather, the agreements after planning and after the list exchange, and the final one.
- * An independent call skips the agreement after the (absent) list exchange (mcio_twophase.c). */
-enum { COLL_AGGREGATED = 4, COLL_INDEPENDENT = 3 };
+/* Collectives a call makes beyond the summaries' allgather (which carries the memory probe):
+ * aggregated, the agreement after planning, the count of lists, the agreement after the list
+ * exchange and the final one; independent, the final one (mcio_twophase.c; one more where a
+ * write ends with a sync, which the model leaves out). */
+enum { COLL_AGGREGATED = 4, COLL_INDEPENDENT = 1 };
 
 mcio_cost_table mcio_cost_defaults(int remote)
 {
@@ -60,6 +72,7 @@ mcio_cost_table mcio_cost_defaults(int remote)
                          .coll = 50e-6,
                          .copy_byte = 1.0 / 4e9,
                          .overlap = 1,
+                         .remote = remote,
                          .calibrated = 0};
     double call = remote ? 150e-6 : 3e-6, bw = remote ? 300e6 : 2.5e9;
     for (int op = 0; op < 2; op++) {
@@ -87,31 +100,59 @@ static void fs_cost(const mcio_cost_table *t, int op, int w, double *call, doubl
         *byte = t->byte[op][1] * (double)w / (double)k; /* the node's bandwidth, shared */
 }
 
+/* The cores n busy ranks of a node run on at once (n when the cores are unknown). */
+static double cores_for(const mcio_cost_table *t, int n)
+{
+    return t->cores > 0 && t->cores < n ? (double)t->cores : (double)(n > 0 ? n : 1);
+}
+
+/* Is the file access the node's CPU work (the page cache's copies)? */
+static int io_is_cpu(const mcio_cost_table *t)
+{
+    return t->cores > 0 && !t->remote;
+}
+
 static int64_t rank_extents(const mcio_topology *topo, int r)
 {
     return topo->rank_extents && topo->rank_extents[r] > 0 ? topo->rank_extents[r] : 1;
 }
 
-/* The independent candidate: each rank one call per extent, its node's accessing ranks at once. */
-static void predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
+/* The independent candidate: each rank one call per extent, its node's accessing ranks at
+ * once. 0 or MCIO_ERR_NOMEM. */
+static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
 {
     const mcio_topology *topo = in->topo;
     int op = in->write ? MCIO_COST_WRITE : MCIO_COST_READ;
     int *active = calloc((size_t)topo->nnodes + 1, sizeof(int));
+    if (!active)
+        return MCIO_ERR_NOMEM;
+    double *cpu = calloc((size_t)topo->nnodes + 1, sizeof(double));
+    if (!cpu) {
+        free(active);
+        return MCIO_ERR_NOMEM;
+    }
     double worst = 0;
-    for (int r = 0; active && r < topo->nprocs; r++)
+    for (int r = 0; r < topo->nprocs; r++)
         active[topo->node_of_rank[r]] += in->sum[r].bytes > 0;
     for (int r = 0; r < topo->nprocs; r++) {
         if (in->sum[r].bytes <= 0)
             continue;
         double call, byte;
-        fs_cost(in->cost, op, active ? active[topo->node_of_rank[r]] : topo->nprocs, &call, &byte);
+        fs_cost(in->cost, op, active[topo->node_of_rank[r]], &call, &byte);
         double t = (double)rank_extents(topo, r) * call + (double)in->sum[r].bytes * byte;
         worst = t > worst ? t : worst;
+        cpu[topo->node_of_rank[r]] += t;
     }
+    /* The page cache's copies of a node's ranks share its cores. */
+    for (int j = 0; io_is_cpu(in->cost) && j < topo->nnodes; j++) {
+        double t = cpu[j] / cores_for(in->cost, active[j]);
+        worst = t > worst ? t : worst;
+    }
+    free(cpu);
     free(active);
     c->fits = 1; /* no collective buffer: the extents only, which every candidate holds */
     c->seconds = worst + COLL_INDEPENDENT * in->cost->coll;
+    return MCIO_SUCCESS;
 }
 
 /* Does the plan fit every node's usable memory? -1 when out of memory. */
@@ -168,7 +209,7 @@ static double share_in(const mcio_summary *s, int64_t a, int64_t b)
  * its pieces packed into them. prefix[d]: rounds of the domains before d; own[r]: the domain
  * rank r aggregates, or -1. */
 static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int64_t *prefix,
-                      const int *own)
+                      const int *own, double *cpu)
 {
     const mcio_cost_table *t = in->cost;
     int nd = fd->ndomains;
@@ -194,6 +235,7 @@ static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const i
         /* A sender's side: its messages, and its pieces packed into them. */
         double ts = nmsg * t->msg + sent * (t->msg_byte + t->copy_byte);
         worst = ts > worst ? ts : worst;
+        cpu[in->topo->node_of_rank[r]] += ts;
     }
     return worst;
 }
@@ -204,9 +246,11 @@ static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const i
  * not ranks x domains (an IOR-like pattern has every rank in every domain: at 100,000 ranks the
  * direct walk took minutes): a domain's bytes from the request map, its messages as the ranks
  * each of its windows meets (sorted starts and ends), a rank's messages from a prefix sum of
- * the domains' rounds.
+ * the domains' rounds. The time in *seconds; 0 or MCIO_ERR_NOMEM (never a price that one rank
+ * alone would see: every rank must reach the same choice, or fail).
  */
-static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth)
+static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
+                        double *seconds)
 {
     const mcio_topology *topo = in->topo;
     const mcio_cost_table *t = in->cost;
@@ -219,11 +263,15 @@ static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, in
     int64_t *ends = malloc(((size_t)n + 1) * sizeof(int64_t));
     int *own = malloc(((size_t)n + 1) * sizeof(int));
     int *aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
+    int *ranks = calloc((size_t)topo->nnodes + 1, sizeof(int));
+    double *cpu = calloc((size_t)topo->nnodes + 1, sizeof(double));
     mcio_reqmap map = {0};
     double worst = 0;
-    if (!bytes || !remote || !msgs || !prefix || !starts || !ends || !own || !aggs ||
+    int st = MCIO_SUCCESS;
+    if (!bytes || !remote || !msgs || !prefix || !starts || !ends || !own || !aggs || !ranks ||
+        !cpu ||
         mcio_reqmap_build(n, in->sum, &map) != MCIO_SUCCESS) {
-        worst = HUGE_VAL; /* cannot price it: never chosen */
+        st = MCIO_ERR_NOMEM;
         goto done;
     }
     int64_t m = 0;
@@ -255,9 +303,11 @@ static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, in
             remote[d] = bytes[d];
         }
     }
-    worst = senders(in, fd, prefix, own);
+    worst = senders(in, fd, prefix, own, cpu);
     for (int d = 0; d < nd; d++)
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
+    for (int r = 0; r < n; r++)
+        ranks[topo->node_of_rank[r]]++;
     for (int d = 0; d < nd; d++) {
         if (fd->rounds[d] <= 0)
             continue;
@@ -274,12 +324,21 @@ static double predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, in
         double td;
         if (depth > 1) { /* the smaller phase hidden (as far as a core is free for it), but
                             for one sub-buffer's worth; each sub-buffer a hand-over */
-            double lo = ex < io ? ex : io, ov = t->overlap < 0 ? 0 : t->overlap > 1 ? 1 : t->overlap;
+            double lo = ex < io ? ex : io, ov = t->overlap;
+            if (t->cores > 0) /* the cores left beside the node's w aggregators, per aggregator */
+                ov = (double)(t->cores - w) / (double)w;
+            ov = ov < 0 ? 0 : ov > 1 ? 1 : ov;
             td = (ex > io ? ex : io) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
         } else {
             td = ex + io;
         }
         worst = td > worst ? td : worst;
+        cpu[topo->node_of_rank[fd->agg_rank[d]]] += ex + (io_is_cpu(t) ? io : 0);
+    }
+    /* A node's ranks share its cores: its CPU work takes at least its share of each. */
+    for (int j = 0; t->cores > 0 && j < topo->nnodes; j++) {
+        double tc = cpu[j] / cores_for(t, ranks[j]);
+        worst = tc > worst ? tc : worst;
     }
 done:
     mcio_reqmap_free(&map);
@@ -291,7 +350,10 @@ done:
     free(ends);
     free(own);
     free(aggs);
-    return worst + COLL_AGGREGATED * t->coll;
+    free(ranks);
+    free(cpu);
+    *seconds = worst + COLL_AGGREGATED * t->coll;
+    return st;
 }
 
 int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_fdplan *fd)
@@ -312,34 +374,42 @@ int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_f
                : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, in->sum, pp, fd);
 }
 
-int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
+/* Predict the aggregated configuration c, and leave its plan as the engine runs it in *fd and
+ * *slots (subdivided for a pipeline; the caller frees both, also on failure). */
+static int predict_planned(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
+                           int **slots)
 {
-    if (c->independent) {
-        predict_independent(in, c);
-        return MCIO_SUCCESS;
-    }
-    mcio_fdplan fd = {0};
-    int *slots = NULL;
-    int st = mcio_cost_plan(in, c, &fd);
+    *slots = NULL;
+    int st = mcio_cost_plan(in, c, fd);
     if (st != MCIO_SUCCESS)
         return st;
     if (c->depth > 1) {
-        slots = malloc(((size_t)fd.ndomains + 1) * sizeof(int));
-        st = slots ? mcio_fdplan_subdivide(&fd, in->subbuffer, c->depth, in->unit, slots)
-                   : MCIO_ERR_NOMEM;
+        *slots = malloc(((size_t)fd->ndomains + 1) * sizeof(int));
+        st = *slots ? mcio_fdplan_subdivide(fd, in->subbuffer, c->depth, in->unit, *slots)
+                    : MCIO_ERR_NOMEM;
     }
-    int fits = st == MCIO_SUCCESS ? plan_fits(in, &fd, slots) : 0;
+    int fits = st == MCIO_SUCCESS ? plan_fits(in, fd, *slots) : 0;
     if (st == MCIO_SUCCESS && fits < 0)
         st = MCIO_ERR_NOMEM;
     /* The memory strategy keeps each node's buffers within what the node offers (the margin
      * and the metadata taken off, memmodel.c), but for its fallback: that is its fit, even
      * where the metadata alone would not leave room for any buffer. */
-    if (c->strategy == MCIO_STRATEGY_MEMORY && fd.memory_conscious && fd.fallbacks == 0)
+    if (c->strategy == MCIO_STRATEGY_MEMORY && fd->memory_conscious && fd->fallbacks == 0)
         fits = 1;
     if (st == MCIO_SUCCESS) {
         c->fits = fits;
-        c->seconds = predict_plan(in, &fd, c->depth);
+        st = predict_plan(in, fd, c->depth, &c->seconds);
     }
+    return st;
+}
+
+int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
+{
+    if (c->independent)
+        return predict_independent(in, c);
+    mcio_fdplan fd = {0};
+    int *slots = NULL;
+    int st = predict_planned(in, c, &fd, &slots);
     free(slots);
     mcio_fdplan_free(&fd);
     return st;
@@ -353,28 +423,48 @@ static int better(const mcio_cost_config *a, const mcio_cost_config *b)
     return a->seconds < b->seconds;
 }
 
+/* The best candidate's plan, kept while the others are predicted (NULL: not wanted). */
+typedef struct kept_plan {
+    mcio_fdplan fd;
+    int *slots;
+} kept_plan;
+
 /* Predict *c and rank it among the best two so far (c->seconds stays -1 when the candidate
- * cannot run: too many rounds for its buffer). */
-static int consider(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_cost_choice *out)
+ * cannot run: too many rounds for its buffer); a new best's plan replaces the kept one. */
+static int consider(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_cost_choice *out,
+                    kept_plan *keep)
 {
     c->seconds = -1;
-    int st = mcio_cost_predict(in, c);
-    if (st == MCIO_ERR_ARG)
-        return MCIO_SUCCESS;
+    mcio_fdplan fd = {0};
+    int *slots = NULL;
+    int st = c->independent ? predict_independent(in, c) : predict_planned(in, c, &fd, &slots);
+    if (st == MCIO_ERR_ARG) {
+        st = MCIO_SUCCESS;
+        goto done;
+    }
     if (st != MCIO_SUCCESS)
-        return st;
-    if (out->candidates++ == 0) {
+        goto done;
+    int best = out->candidates++ == 0 || better(c, &out->best);
+    if (best) {
+        if (out->candidates > 1)
+            out->runner_up = out->best;
         out->best = *c;
-    } else if (better(c, &out->best)) {
-        out->runner_up = out->best;
-        out->best = *c;
+        if (keep) { /* the new best's plan is kept, the former best's is dropped below */
+            mcio_fdplan t = keep->fd;
+            int *ts = keep->slots;
+            keep->fd = fd, keep->slots = slots;
+            fd = t, slots = ts;
+        }
     } else if (out->runner_up.seconds < 0 || better(c, &out->runner_up)) {
         out->runner_up = *c;
     }
-    return MCIO_SUCCESS;
+done:
+    free(slots);
+    mcio_fdplan_free(&fd);
+    return st;
 }
 
-int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
+static int decide(const mcio_cost_inputs *in, mcio_cost_choice *out, kept_plan *keep)
 {
     memset(out, 0, sizeof *out);
     out->runner_up.seconds = -1;
@@ -390,7 +480,7 @@ int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
                   (in->params.cb == MCIO_CB_AUTOMATIC && interleaved);
     if (try_ind) {
         mcio_cost_config c = {.independent = 1, .depth = 1};
-        st = consider(in, &c, out);
+        st = consider(in, &c, out, keep);
     }
     static const int per_node[] = {1, 2, 4}, depths[] = {1, 2, 4};
     int64_t buffers[2] = {in->params.buffer_size, (int64_t)4 << 20};
@@ -404,13 +494,33 @@ int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
                                       .aggs_per_node = nper == 1 ? 0 : per_node[a],
                                       .buffer = buffers[b],
                                       .depth = ndep == 1 ? in->depth : depths[k]};
-                st = consider(in, &c, out);
+                st = consider(in, &c, out, keep);
                 /* The memory strategy is a different plan only where romio does not fit. */
                 if (st == MCIO_SUCCESS && c.seconds >= 0 && !c.fits) {
                     c.strategy = MCIO_STRATEGY_MEMORY;
-                    st = consider(in, &c, out);
+                    st = consider(in, &c, out, keep);
                 }
             }
+    return st;
+}
+
+int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
+{
+    return decide(in, out, NULL);
+}
+
+int mcio_cost_decide_plan(const mcio_cost_inputs *in, mcio_cost_choice *out, mcio_fdplan *fd,
+                          int **slots)
+{
+    kept_plan keep = {{0}, NULL};
+    int st = decide(in, out, &keep);
+    if (st != MCIO_SUCCESS || out->best.independent) {
+        mcio_fdplan_free(&keep.fd);
+        free(keep.slots);
+        keep = (kept_plan){{0}, NULL};
+    }
+    *fd = keep.fd;
+    *slots = keep.slots;
     return st;
 }
 

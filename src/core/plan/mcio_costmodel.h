@@ -35,6 +35,14 @@ typedef struct mcio_cost_table {
                           node's cores are all taken by ranks (the job's layout, not the file
                           system's: set at open, not cached; -1 from mcio_cost_parse when the
                           text does not pin it) */
+    int cores;         /* online cores of a node (the job's layout, set at open, not cached);
+                          0: unknown, and then a pipeline hides what overlap says. With cores,
+                          the ranks of a node share them: the exchange (and the file access of
+                          a file system that is not remote: the page cache's copies) is work
+                          of the node's CPU, and a pipeline hides the smaller phase as far as a
+                          core is left beside the node's aggregators */
+    int remote;        /* file access waits on the network (mcio_fsinfo.remote): not the
+                          node's CPU work. Set at open, not cached */
     int calibrated;    /* 1: measured on this file system; 0: the defaults of its kind */
 } mcio_cost_table;
 
@@ -106,6 +114,16 @@ int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_f
  * same inputs give the same choice on every rank. 0 or an MCIO_ERR_* code.
  */
 int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out);
+
+/*
+ * As mcio_cost_decide, and the best configuration's plan as the engine runs it (planned once:
+ * the prediction's own): *fd, subdivided for a pipeline with its sub-buffers per domain in
+ * *slots (mcio_fdplan_subdivide), else *slots NULL; for an independent best, an empty *fd.
+ * The caller frees both (mcio_fdplan_free, free). Pure; 0 or an MCIO_ERR_* code (then nothing
+ * to free).
+ */
+int mcio_cost_decide_plan(const mcio_cost_inputs *in, mcio_cost_choice *out, mcio_fdplan *fd,
+                          int **slots);
 
 /* A configuration as a short text: "independent", "romio 2/node 16m depth 2". */
 void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len);
