@@ -157,6 +157,30 @@ void mcio_file_gather_records(mcio_file f, const mcio_rank_record *mine)
 #endif
 }
 
+/* The allgather buffer of the summaries into f (NULL: none); returns f, or NULL (f freed) when it
+ * cannot be had. In simulation a table shared by the simulated ranks, collective and agreed
+ * inside (a rank without f still takes part, so that the others do not hang). */
+static mcio_file summaries_alloc(MPI_Comm dup, mcio_file f)
+{
+    int nprocs;
+    PMPI_Comm_size(dup, &nprocs);
+#ifdef MCIO_SIMULATE
+    mcio_sim_gather tmp;
+    int st = mcio_sim_gather_init(dup, sizeof(mcio_rank_record), 0, f ? &f->sim_summaries : &tmp);
+    if (st != MCIO_SUCCESS || !f) {
+        if (st == MCIO_SUCCESS)
+            mcio_sim_gather_free(&tmp);
+        free(f);
+        return NULL;
+    }
+    f->summaries = (mcio_rank_record *)f->sim_summaries.table[0];
+#else
+    if (f)
+        f->summaries = malloc((size_t)nprocs * sizeof *f->summaries);
+#endif
+    return f;
+}
+
 int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
 {
     char detail[MCIO_DETAIL_LEN] = "";
@@ -169,25 +193,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         return mcio_error_set(MCIO_ERR_ARG, "comm is MPI_COMM_NULL");
     MPI_Comm dup;
     PMPI_Comm_dup(comm, &dup);
-    mcio_file f = calloc(1, sizeof *f);
-    int nprocs;
-    PMPI_Comm_size(dup, &nprocs);
-#ifdef MCIO_SIMULATE
-    /* Agreed inside; a rank without f still takes part (the others must not hang). */
-    mcio_sim_gather tmp;
-    int sim_st = mcio_sim_gather_init(dup, sizeof(mcio_rank_record), 0, f ? &f->sim_summaries : &tmp);
-    if (sim_st != MCIO_SUCCESS || !f) {
-        if (sim_st == MCIO_SUCCESS)
-            mcio_sim_gather_free(&tmp);
-        free(f);
-        f = NULL;
-    } else {
-        f->summaries = (mcio_rank_record *)f->sim_summaries.table[0];
-    }
-#else
-    if (f)
-        f->summaries = malloc((size_t)nprocs * sizeof *f->summaries);
-#endif
+    mcio_file f = summaries_alloc(dup, calloc(1, sizeof(struct mcio_file_s)));
     if (!f || !f->summaries) {
         /* Still agree with the others over the duplicate, so that nobody hangs. */
         snprintf(detail, sizeof detail, "out of memory");

@@ -157,6 +157,18 @@ static void index_nodes(mcio_machine *m, const int *all, int nprocs, int *index)
     }
 }
 
+/* Each rank's own tables of the nodes' memory (nnodes <= nprocs); 1 when they and the maps are
+ * all there. */
+static int node_tables_alloc(mcio_machine *m, int nprocs)
+{
+    m->node_mem = malloc((size_t)nprocs * sizeof(int64_t));
+    m->node_mem_source = calloc((size_t)nprocs, sizeof(int));
+    m->node_mem_used = malloc((size_t)nprocs * sizeof(int64_t));
+    m->probe_node = malloc((size_t)nprocs * sizeof(mcio_memory_probe));
+    return m->node_of_rank && m->socket_of_rank && m->node_mem && m->node_mem_source &&
+           m->node_mem_used && m->rank_order && m->node_first && m->probe_node;
+}
+
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
 {
     int rank, nprocs, status = MCIO_SUCCESS;
@@ -200,12 +212,7 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     m->rank_order = malloc((size_t)nprocs * sizeof(int));
     m->node_first = calloc((size_t)nprocs + 1, sizeof(int));
 #endif
-    m->node_mem = malloc((size_t)nprocs * sizeof(int64_t)); /* nnodes <= nprocs */
-    m->node_mem_source = calloc((size_t)nprocs, sizeof(int));
-    m->node_mem_used = malloc((size_t)nprocs * sizeof(int64_t));
-    m->probe_node = malloc((size_t)nprocs * sizeof(mcio_memory_probe));
-    if (!m->node_of_rank || !m->socket_of_rank || !m->node_mem || !m->node_mem_source ||
-        !m->node_mem_used || !m->rank_order || !m->node_first || !m->probe_node)
+    if (!node_tables_alloc(m, nprocs))
         mine[3] = MCIO_ERR_NOMEM;
 #ifdef MCIO_SIMULATE
     all = mcio_sim_gather_run(comm, &ga, mine);
