@@ -41,6 +41,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CALIBRATION = os.path.join(ROOT, "tools", "sim", "calibration.json")
+DEFAULT_PAGING = os.path.join(ROOT, "tools", "sim", "paging.json")
 MIB = 1 << 20
 
 
@@ -186,7 +187,17 @@ def make(args, out):
     # than the job then still spans its groups, as a scattered allocation does).
     free = [leaf for leaf in range(total) if leaf not in taken]
     node_leaves = [free[i * len(free) // nnodes] for i in range(nnodes)]
-    mem = node_memory(args.memory, nnodes)
+    foot = size_bytes(args.footprint)
+    mem = [max(0, m - foot) for m in node_memory(args.memory, nnodes)]
+    paging_bw = None
+    if args.memory_model == "paging":
+        pcal = load_calibration(DEFAULT_PAGING)
+        if args.paging_bw:
+            paging_bw = size_bytes(args.paging_bw)
+        elif pcal:
+            paging_bw = pcal["paging_bandwidth"]
+        else:
+            fail("--memory-model paging: --paging-bw, or tools/mcio-platform.py calibrate-paging")
     link_bw = size_bytes(args.link_bw)
     os.makedirs(out, exist_ok=True)
     topo_path = os.path.join(out, "topology.txt")
@@ -201,6 +212,10 @@ def make(args, out):
                 % (link_bw, args.latency, 50e9, 1e-8, args.host_speed, args.sockets))
         f.write("disk %g %g %g\nstripe %d\ntopology_file %s\n"
                 % (disk_bw, disk_bw, cost, size_bytes(args.stripe), os.path.abspath(topo_path)))
+        if args.memory_model == "paging":
+            f.write("memory_model paging %g\n" % paging_bw)
+        elif args.memory_model == "oom":
+            f.write("memory_model oom\n")
         for leaf, m in zip(node_leaves, mem):
             f.write("node %d %d\n" % (leaf, m))
         for leaf in targets:
@@ -208,7 +223,8 @@ def make(args, out):
     with open(os.path.join(out, "hostfile"), "w") as f:
         for k in range(nnodes):
             f.write(("node-%d\n" % k) * args.ranks_per_node)
-    return {"leaves": total, "shape": shape, "disk_bandwidth": disk_bw, "request_cost": cost}
+    return {"leaves": total, "shape": shape, "disk_bandwidth": disk_bw, "request_cost": cost,
+            "memory_model": args.memory_model, "paging_bandwidth": paging_bw}
 
 
 # The settings every simulated run needs (docs/simulation.md says why, one by one).
@@ -260,9 +276,18 @@ def run(args, program):
         fail("%s is not built (scripts/build.sh smpi)" % plat)
     with tempfile.TemporaryDirectory(prefix="mcio-platform-") as tmp:
         make(args, tmp)
+        program = list(program)
+        # SMPI loads the program once per simulated rank from its own copy (dlopen
+        # privatization: every rank's globals are its own), written to /tmp: 1.2 MB each for
+        # mcio-bench with its debug information, 20 GB at 16,384 ranks; stripped, 0.23 MB.
+        stripped = os.path.join(tmp, os.path.basename(program[0]))
+        if subprocess.run(["strip", "-o", stripped, program[0]],
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            program[0] = stripped
         cmd = ["smpirun", "-np", str(ranks), "-platform", plat,
                "-hostfile", os.path.join(tmp, "hostfile")]
         cmd += [c % args.host_speed if "%" in c else c for c in SMPI_CONFIG]
+        cmd += ["--cfg=" + c for c in args.smpi_cfg]
         cmd += ["--log=root.thres:warning", "--log=smpi_config.thres:warning"] + program
         env = dict(os.environ, MCIO_SIM_PLATFORM=os.path.join(tmp, "platform.txt"))
         if args.verbose:
@@ -315,6 +340,52 @@ def calibrate(args):
     return 0
 
 
+def calibrate_paging(args):
+    """What a buffer beyond the memory left to it costs here: tools/sim/mcio-pagecost.c writes a
+    buffer pass after pass inside a memory cgroup smaller than it (scripts/memlimit.sh), so
+    every pass pages; the median over sizes and repetitions of the bytes touched per second in
+    the later passes is the simulated nodes' paging bandwidth. The buffer is a file mapping
+    (this host has no swap device; a file's dirty pages are written out and read back through
+    the same reclaim path and disk); the same buffer as anonymous memory, as a collective
+    buffer is, is run once to see what this host does without swap (the OOM killer)."""
+    limit = size_bytes(args.limit)
+    with tempfile.TemporaryDirectory(prefix="mcio-pagecost-", dir=args.dir) as tmp:
+        exe = os.path.join(tmp, "mcio-pagecost")
+        subprocess.run(["cc", "-O2", "-o", exe, os.path.join(ROOT, "tools", "sim", "mcio-pagecost.c")],
+                       check=True)
+        memlimit = os.path.join(ROOT, "scripts", "memlimit.sh")
+        rows = []
+        for rep in range(args.reps):
+            for factor in (1.25, 2, 3):
+                size = int(limit * factor)
+                r = subprocess.run([memlimit, str(limit), "--", exe, str(size), "4", tmp],
+                                   capture_output=True, text=True)
+                if r.returncode == 77:
+                    fail("calibrate-paging: no memory cgroup here (%s)" % r.stderr.strip())
+                if r.returncode != 0:
+                    fail("calibrate-paging: %s" % r.stderr.strip())
+                row = json.loads(r.stdout)
+                row["limit"] = limit
+                rows.append(row)
+                print("mcio-platform: %d MiB in %d MiB: %.0f MiB/s" % (
+                      size >> 20, limit >> 20, row["bandwidth"] / MIB), file=sys.stderr)
+        r = subprocess.run([memlimit, str(limit), "--", exe, str(2 * limit), "4", tmp, "anon"],
+                           capture_output=True, text=True)
+        anon = {"bytes": 2 * limit, "limit": limit, "exit": r.returncode,
+                "report": r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""}
+    bws = sorted(row["bandwidth"] for row in rows)
+    fit = {"paging_bandwidth": bws[len(bws) // 2], "measured": rows, "anonymous": anon,
+           "method": "tools/sim/mcio-pagecost.c in a %d MiB memory cgroup (scripts/memlimit.sh): "
+                     "a file-backed buffer of 1.25, 2 and 3 times the limit written 4 times in "
+                     "1 MiB pieces, %d repetitions; median of bytes / second over passes 2-4"
+                     % (limit >> 20, args.reps)}
+    with open(args.out, "w") as f:
+        json.dump(fit, f, indent=1)
+    print("mcio-platform: paging bandwidth %.0f MiB/s; anonymous buffer beyond the limit: exit %d "
+          "-> %s" % (fit["paging_bandwidth"] / MIB, anon["exit"], args.out), file=sys.stderr)
+    return 0
+
+
 def machine_options(p):
     p.add_argument("--topology", choices=("torus", "fattree", "dragonfly"), default="fattree")
     p.add_argument("--nodes", type=int, help="compute nodes (run: ranks / ranks-per-node)")
@@ -334,6 +405,14 @@ def machine_options(p):
     p.add_argument("--disk-bw", help="bytes/s of a target's disk (default: calibration)")
     p.add_argument("--request-cost", type=float, help="seconds per disk request (default: calibration)")
     p.add_argument("--calibration", default=DEFAULT_CALIBRATION)
+    p.add_argument("--footprint", default="0",
+                   help="the application's memory per node: --memory is then the node's physical "
+                        "memory, and what is left for collective buffers is the difference")
+    p.add_argument("--memory-model", choices=("off", "paging", "oom"), default="off",
+                   help="what collective buffers beyond a node's memory cost: paging at "
+                        "--paging-bw through the node's swap, or the run ends (oom); off: nothing")
+    p.add_argument("--paging-bw", help="bytes/s a node pages its buffers at (default: "
+                                       "tools/sim/paging.json, from calibrate-paging)")
 
 
 def main():
@@ -351,10 +430,17 @@ def main():
     machine_options(r)
     r.add_argument("--ranks", type=int, required=True)
     r.add_argument("--verbose", action="store_true")
+    r.add_argument("--smpi-cfg", action="append", default=[], metavar="NAME:VALUE",
+                   help="one more SMPI setting, after the usual ones (e.g. smpi/allgather:bruck)")
     c = sub.add_parser("calibrate", help="measure this machine's file system")
     c.add_argument("--dir", default="/tmp")
     c.add_argument("--reps", type=int, default=3)
     c.add_argument("--out", default=DEFAULT_CALIBRATION)
+    cp = sub.add_parser("calibrate-paging", help="measure what paging costs on this machine")
+    cp.add_argument("--limit", default="256m", help="the memory cgroup's limit")
+    cp.add_argument("--reps", type=int, default=3)
+    cp.add_argument("--dir", default="/var/tmp", help="where the buffer's backing file lives")
+    cp.add_argument("--out", default=DEFAULT_PAGING)
     args = ap.parse_args(argv)
     if args.cmd == "make":
         if not args.nodes:
@@ -363,6 +449,8 @@ def main():
         return 0
     if args.cmd == "run":
         return run(args, program)
+    if args.cmd == "calibrate-paging":
+        return calibrate_paging(args)
     return calibrate(args)
 
 

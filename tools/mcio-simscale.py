@@ -36,7 +36,9 @@ def command(args, ranks, pattern, build, json_path):
     rpn, targets = (12, 8) if ranks < 2000 else (16, 16)
     cmd = ["/usr/bin/time", "-v", sys.executable, os.path.join(HERE, "mcio-platform.py"), "run",
            "--topology", "fattree", "--ranks", str(ranks), "--ranks-per-node", str(rpn),
-           "--targets", str(targets), "--memory", "normal:16m:16m:42", "--",
+           "--targets", str(targets), "--memory", "normal:16m:16m:42"]
+    cmd += ["--smpi-cfg=" + c for c in args.smpi_cfg or []]
+    cmd += ["--",
            os.path.join(build, "mcio-bench"), "--engine", "mcio", "--pattern", pattern,
            "--size", "1m", "--transfer", "256k", "--reps", "1", "--strategies", args.strategies,
            "--json", json_path, "--hint", "mcio_io_backend=sim", "--hint", "cb_buffer_size=16m"]
@@ -127,6 +129,7 @@ def run(args):
                     "metadata_messages", "metadata_max_rank_bytes", "metadata_list_bytes")
             doc["cases"].append({
                 "key": key, "ranks": args.ranks, "pattern": pattern, "label": label,
+                "smpi_cfg": args.smpi_cfg or [],
                 "wall_seconds": round(wall, 1),
                 "cpu_seconds": round(sum(cpu), 1) if cpu else None,
                 "max_rss_kib": int(rss.group(1)) if rss else None,
@@ -185,6 +188,10 @@ def main():
     r.add_argument("--label", default="after", help="names the version measured (before, after)")
     r.add_argument("--hint", action="append", help="KEY=VALUE, more mcio hints")
     r.add_argument("--out", default=os.path.join(ROOT, "out", "sim-scale-meta.json"))
+    r.add_argument("--smpi-cfg", action="append", metavar="NAME:VALUE",
+                   help="one more SMPI setting (smpi/allgather:rdb: the allgathers in log2(ranks)"
+                        " steps, in place; Open MPI's rule above 50 KB, neighbour exchange, sends"
+                        " ranks^2/2 messages, too many to simulate at 4,096 ranks and more)")
     r.add_argument("--build")
     t = sub.add_parser("table")
     t.add_argument("json")

@@ -21,8 +21,8 @@
  * simulated storage keeps no data and thousands of private buffers would not fit in one host.
  * Nothing else is shared: lists and plans must stay each rank's own. */
 #ifdef MCIO_SIMULATE
-#define MCIO_CBUF_MALLOC(n) SMPI_SHARED_MALLOC(n)
-#define MCIO_CBUF_FREE(p) SMPI_SHARED_FREE(p)
+#define MCIO_CBUF_MALLOC(n) mcio_sim_buffer_alloc(n) /* counted on the node: memory model */
+#define MCIO_CBUF_FREE(p) mcio_sim_buffer_free(p)
 #else
 #define MCIO_CBUF_MALLOC(n) malloc(n)
 #define MCIO_CBUF_FREE(p) free(p)
@@ -64,7 +64,10 @@ struct mcio_file_s {
     void *io_state;
     int live_plans;
     mcio_rank_record *summaries; /* [nprocs]: allgather buffer, allocated at open so a call
-                                    never fails before it */
+                                    never fails before it (mcio_file_gather_records) */
+#ifdef MCIO_SIMULATE
+    mcio_sim_gather sim_summaries; /* summaries kept once for all simulated ranks */
+#endif
     char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
     int stats_on;     /* MCIO_STATS is set (every rank: they gather the aggregators' bytes) */
     int64_t *stats_gathered; /* rank 0, [nprocs]: bytes each rank aggregated in the last call */
@@ -175,6 +178,10 @@ int mcio_stats_model(mcio_file fh, mcio_plan p);
  * to rank 0 under MCIO_STATS: then collective). Cannot fail.
  */
 void mcio_file_memory_combine(mcio_file fh, const char *path);
+
+/* Collective: allgather every rank's record into fh->summaries (in the simulation build, a
+ * table shared by the simulated ranks, mcio_machine_sim.h: valid until the next call). */
+void mcio_file_gather_records(mcio_file fh, const mcio_rank_record *mine);
 
 /* Record status and detail as this thread's last error; returns status. */
 int mcio_error_set(int status, const char *detail);

@@ -120,7 +120,11 @@ static void file_free(mcio_file f)
     free(f->stats_predicted);
     free(f->stats_budget);
     free(f->stats_peak);
+#ifdef MCIO_SIMULATE
+    mcio_sim_gather_free(&f->sim_summaries);
+#else
     free(f->summaries);
+#endif
     free(f);
 }
 
@@ -143,6 +147,40 @@ void mcio_file_memory_combine(mcio_file f, const char *path)
     node_budgets(f);
 }
 
+void mcio_file_gather_records(mcio_file f, const mcio_rank_record *mine)
+{
+#ifdef MCIO_SIMULATE
+    f->summaries = mcio_sim_gather_run(f->comm, &f->sim_summaries, mine);
+#else
+    PMPI_Allgather(mine, MCIO_RECORD_WORDS, MPI_INT64_T, f->summaries, MCIO_RECORD_WORDS,
+                   MPI_INT64_T, f->comm);
+#endif
+}
+
+/* The allgather buffer of the summaries into f (NULL: none); returns f, or NULL (f freed) when it
+ * cannot be had. In simulation a table shared by the simulated ranks, collective and agreed
+ * inside (a rank without f still takes part, so that the others do not hang). */
+static mcio_file summaries_alloc(MPI_Comm dup, mcio_file f)
+{
+    int nprocs;
+    PMPI_Comm_size(dup, &nprocs);
+#ifdef MCIO_SIMULATE
+    mcio_sim_gather tmp;
+    int st = mcio_sim_gather_init(dup, sizeof(mcio_rank_record), 0, f ? &f->sim_summaries : &tmp);
+    if (st != MCIO_SUCCESS || !f) {
+        if (st == MCIO_SUCCESS)
+            mcio_sim_gather_free(&tmp);
+        free(f);
+        return NULL;
+    }
+    f->summaries = (mcio_rank_record *)f->sim_summaries.table[0];
+#else
+    if (f)
+        f->summaries = malloc((size_t)nprocs * sizeof *f->summaries);
+#endif
+    return f;
+}
+
 int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
 {
     char detail[MCIO_DETAIL_LEN] = "";
@@ -155,11 +193,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         return mcio_error_set(MCIO_ERR_ARG, "comm is MPI_COMM_NULL");
     MPI_Comm dup;
     PMPI_Comm_dup(comm, &dup);
-    mcio_file f = calloc(1, sizeof *f);
-    int nprocs;
-    PMPI_Comm_size(dup, &nprocs);
-    if (f)
-        f->summaries = malloc((size_t)nprocs * sizeof *f->summaries);
+    mcio_file f = summaries_alloc(dup, calloc(1, sizeof(struct mcio_file_s)));
     if (!f || !f->summaries) {
         /* Still agree with the others over the duplicate, so that nobody hangs. */
         snprintf(detail, sizeof detail, "out of memory");

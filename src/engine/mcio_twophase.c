@@ -106,12 +106,13 @@ typedef struct list_bufs {
     int *senders;           /* [ndomains] ranks that send to each domain */
     int64_t *nlist;         /* [nprocs] pieces each sender has in my domain */
     mcio_piece **lists;     /* [nprocs] */
+    int nlists;             /* entries of nlist and lists: nprocs on an aggregator, else 0 */
 } list_bufs;
 
-static void list_bufs_free(list_bufs *b, int nprocs)
+static void list_bufs_free(list_bufs *b)
 {
     if (b->lists)
-        for (int s = 0; s < nprocs; s++)
+        for (int s = 0; s < b->nlists; s++)
             free(b->lists[s]);
     free(b->lists);
     free(b->nlist);
@@ -124,18 +125,21 @@ static void list_bufs_free(list_bufs *b, int nprocs)
     memset(b, 0, sizeof *b);
 }
 
+/* nprocs: the senders' table, on an aggregator only (0 elsewhere: at 16,384 ranks, 16 bytes
+ * per rank on every rank would be 4 GiB of a simulation's memory). */
 static int list_bufs_alloc(list_bufs *b, int ndomains, int64_t npieces, int nprocs)
 {
+    b->nlists = nprocs;
     b->count = calloc((size_t)ndomains + 1, sizeof(int64_t));
     b->start = calloc((size_t)ndomains + 1, sizeof(int64_t));
     b->mine = malloc(((size_t)npieces + 1) * sizeof(mcio_piece));
     b->code = malloc(((size_t)npieces * 2 + (size_t)ndomains + 1) * sizeof(int64_t));
     b->sreq = malloc(((size_t)ndomains + 1) * sizeof(MPI_Request));
     b->senders = calloc((size_t)ndomains + 1, sizeof(int));
-    b->nlist = calloc((size_t)nprocs, sizeof(int64_t));
-    b->lists = calloc((size_t)nprocs, sizeof(mcio_piece *));
+    b->nlist = calloc((size_t)nprocs + 1, sizeof(int64_t));
+    b->lists = calloc((size_t)nprocs + 1, sizeof(mcio_piece *));
     if (!b->count || !b->start || !b->mine || !b->code || !b->sreq || !b->senders || !b->nlist || !b->lists) {
-        list_bufs_free(b, nprocs);
+        list_bufs_free(b);
         return MCIO_ERR_NOMEM;
     }
     return MCIO_SUCCESS;
@@ -402,11 +406,12 @@ static int schedule_mine(mcio_file fh, struct mcio_plan_s *p, list_bufs *lb)
         st = subdivide(fh, p);
     if (st == MCIO_SUCCESS)
         st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
-    if (st == MCIO_SUCCESS)
-        st = list_bufs_alloc(lb, p->fd.ndomains, p->send.npieces, fh->nprocs);
     for (int d = 0; st == MCIO_SUCCESS && d < p->fd.ndomains; d++)
         if (p->fd.agg_rank[d] == fh->rank)
             p->my_domain = d;
+    if (st == MCIO_SUCCESS)
+        st = list_bufs_alloc(lb, p->fd.ndomains, p->send.npieces,
+                             p->my_domain >= 0 ? fh->nprocs : 0);
     return st;
 }
 
@@ -418,7 +423,7 @@ static int exchange_and_allocate(mcio_file fh, struct mcio_plan_s *p, list_bufs 
     int st = MCIO_SUCCESS;
     if (aggregate)
         st = exchange_lists(fh, p, lb, detail);
-    list_bufs_free(lb, fh->nprocs);
+    list_bufs_free(lb);
     if (aggregate && st == MCIO_SUCCESS && alloc_round_scratch(p) != MCIO_SUCCESS) {
         st = MCIO_ERR_NOMEM;
         snprintf(detail, MCIO_DETAIL_LEN, "cannot allocate a collective buffer of %" PRId64 " bytes",
@@ -466,8 +471,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     /* With the memory each node has now (the application may have taken some since the open). */
     char where[MCIO_MEM_WHERE_LEN] = "";
     mcio_machine_memory_read(&fh->machine, p->next, rec.mem, fh->stats_on ? where : NULL);
-    PMPI_Allgather(&rec, MCIO_RECORD_WORDS, MPI_INT64_T, fh->summaries, MCIO_RECORD_WORDS,
-                   MPI_INT64_T, fh->comm);
+    mcio_file_gather_records(fh, &rec);
     int any_failed = 0;
     for (int r = 0; r < fh->nprocs; r++)
         any_failed |= fh->summaries[r].status != MCIO_SUCCESS;
@@ -532,7 +536,7 @@ done:
     *out = heap;
     return MCIO_SUCCESS;
 fail:
-    list_bufs_free(&lb, fh->nprocs);
+    list_bufs_free(&lb);
     free(heap);
     plan_clear(p);
     return st;

@@ -11,6 +11,7 @@
 
 #include "mcio_errors.h"
 #include "mcio_io.h"
+#include "mcio_machine_sim.h"
 #include "mcio_sim_storage.h"
 
 typedef struct sim_state {
@@ -50,21 +51,21 @@ static int sim_close(void *state, char detail[MCIO_DETAIL_LEN])
 
 static int64_t sim_pwrite(void *state, const void *buf, int64_t len, int64_t off)
 {
-    (void)buf;
+    mcio_sim_buffer_touch(buf, len);
     sim_state *s = state;
     return mcio_sim_storage_access(1, len, off, s->stripe) == 0 ? len : -EIO;
 }
 
 static int64_t sim_pread(void *state, void *buf, int64_t len, int64_t off)
 {
-    (void)buf;
+    mcio_sim_buffer_touch(buf, len);
     sim_state *s = state;
     return mcio_sim_storage_access(0, len, off, s->stripe) == 0 ? len : -EIO;
 }
 
 static void *sim_access_start(void *state, int write, void *buf, int64_t len, int64_t off)
 {
-    (void)buf;
+    mcio_sim_buffer_touch(buf, len);
     sim_state *s = state;
     return mcio_sim_storage_start(write, len, off, s->stripe);
 }

@@ -117,3 +117,66 @@ extern "C" int mcio_sim_storage_access(int write, int64_t len, int64_t off, int6
     mcio_sim_storage_wait(a);
     return 0;
 }
+
+// ---- The memory model (mcio_sim_storage.h) ----
+
+namespace {
+
+// A node's collective buffers, counted across its simulated ranks: kept as the host's data (the
+// host is one object for all ranks, unlike this file's globals), made at the first buffer and
+// kept as long as the host.
+struct node_memory {
+    int64_t buffers = 0;
+    int64_t left = -1; // mcio_memory, -1: unknown (no limit)
+    sg4::Disk* swap = nullptr;
+};
+
+// The root zone's mcio_memory_model: 0 none, 1 paging, 2 oom.
+int memory_model()
+{
+    const char* v = sg4::Engine::get_instance()->get_netzone_root()->get_property("mcio_memory_model");
+    std::string m = v ? v : "";
+    return m == "paging" ? 1 : m == "oom" ? 2 : 0;
+}
+
+node_memory& this_node()
+{
+    sg4::Host* h = sg4::Host::current();
+    auto* m = h->get_data<node_memory>();
+    if (!m) {
+        m = new node_memory();
+        if (const char* v = h->get_property("mcio_memory"))
+            m->left = std::atoll(v);
+        for (sg4::Disk* d : h->get_disks())
+            if (d->get_name() == "swap")
+                m->swap = d;
+        h->set_data(m);
+    }
+    return *m;
+}
+
+} // namespace
+
+extern "C" int mcio_sim_node_take(int64_t n)
+{
+    node_memory& m = this_node();
+    if (memory_model() == 2 && m.left >= 0 && m.buffers + n > m.left)
+        return -1;
+    m.buffers += n;
+    return 0;
+}
+
+extern "C" void mcio_sim_node_give(int64_t n)
+{
+    this_node().buffers -= n;
+}
+
+extern "C" void mcio_sim_node_page(int64_t n)
+{
+    node_memory& m = this_node();
+    // Measured on this machine (docs/simulation.md): a buffer larger than the memory left to it,
+    // touched pass after pass, pages all of its bytes each pass (the least recently used page
+    // is always the next one needed), however little it exceeds the memory.
+    if (n > 0 && m.swap && m.left >= 0 && m.buffers > m.left)
+        m.swap->write((sg_size_t)n);
+}

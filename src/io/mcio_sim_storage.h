@@ -38,6 +38,27 @@ int mcio_sim_storage_access(int write, int64_t len, int64_t off, int64_t stripe)
 void *mcio_sim_storage_start(int write, int64_t len, int64_t off, int64_t stripe);
 double mcio_sim_storage_wait(void *handle);
 
+/*
+ * The memory model (docs/simulation.md): each compute node has the memory its host property
+ * mcio_memory gives (what the application leaves for collective buffers), and the root zone's
+ * mcio_memory_model says what buffers beyond it cost: "paging", the bytes an aggregator moves
+ * through its buffer pass through the node's disk "swap" (written out and read back, at the
+ * bandwidth calibrated on this machine; the node's aggregators share it), or "oom", the
+ * allocation fails, as the OOM killer would end the run. Without it, buffers cost nothing.
+ * The node's buffers are counted across its simulated ranks.
+ */
+
+/* A collective buffer of n bytes on the calling rank's node: 0, or -1 when the model is oom
+ * and the node's buffers would exceed its memory (then nothing is counted). */
+int mcio_sim_node_take(int64_t n);
+
+/* The buffer of n bytes is freed. */
+void mcio_sim_node_give(int64_t n);
+
+/* n bytes of a collective buffer are touched: with paging, and the node's buffers beyond its
+ * memory, they pass through the node's swap disk (blocks the rank for that simulated time). */
+void mcio_sim_node_page(int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

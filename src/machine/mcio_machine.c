@@ -109,6 +109,36 @@ static void describe_failure(int status, const char *memdetail, const char *bind
         snprintf(detail, MCIO_DETAIL_LEN, "out of memory describing the machine");
 }
 
+#ifdef MCIO_SIMULATE
+/* The simulation build's tables kept once for all simulated ranks (mcio_machine_sim.h): the
+ * maps and index_nodes' scratch in one shared block, the probe's records and rank extents in
+ * a gather, and the gather *ga of detection's records. The same status on every rank. */
+static int sim_tables(MPI_Comm comm, mcio_machine *m, int nprocs, mcio_sim_gather *ga)
+{
+    size_t n = (size_t)nprocs;
+    int *map = mcio_sim_shared_alloc(comm, (5 * n + 1) * sizeof(int)); /* NULL on all or none */
+    int st = map ? MCIO_SUCCESS : MCIO_ERR_NOMEM;
+    if (st == MCIO_SUCCESS)
+        st = mcio_sim_gather_init(comm, 4 * sizeof(int), 0, ga);
+    if (st == MCIO_SUCCESS) {
+        st = mcio_sim_gather_init(comm, MCIO_PROBE_FIELDS * sizeof(int64_t), n * sizeof(int64_t),
+                                  &m->sim_probe);
+        if (st != MCIO_SUCCESS)
+            mcio_sim_gather_free(ga);
+    }
+    if (st != MCIO_SUCCESS) {
+        mcio_sim_shared_free(map);
+        return st;
+    }
+    m->sim_map = map;
+    m->node_of_rank = map;
+    m->socket_of_rank = map + n;
+    m->rank_order = map + 2 * n;
+    m->node_first = map + 3 * n; /* n + 1 */
+    return st;
+}
+#endif
+
 /* Node keys (all[4 * r]) become indices 0..nnodes-1 in order of their lowest rank; sockets. */
 static void index_nodes(mcio_machine *m, const int *all, int nprocs, int *index)
 {
@@ -125,6 +155,18 @@ static void index_nodes(mcio_machine *m, const int *all, int nprocs, int *index)
         if (all[4 * r + 2] > m->sockets_per_node)
             m->sockets_per_node = all[4 * r + 2];
     }
+}
+
+/* Each rank's own tables of the nodes' memory (nnodes <= nprocs); 1 when they and the maps are
+ * all there. */
+static int node_tables_alloc(mcio_machine *m, int nprocs)
+{
+    m->node_mem = malloc((size_t)nprocs * sizeof(int64_t));
+    m->node_mem_source = calloc((size_t)nprocs, sizeof(int));
+    m->node_mem_used = malloc((size_t)nprocs * sizeof(int64_t));
+    m->probe_node = malloc((size_t)nprocs * sizeof(mcio_memory_probe));
+    return m->node_of_rank && m->socket_of_rank && m->node_mem && m->node_mem_source &&
+           m->node_mem_used && m->rank_order && m->node_first && m->probe_node;
 }
 
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
@@ -153,21 +195,29 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         mine[3] = MCIO_ERR_ARG;
     else
         place_rank(comm, rank, nprocs, per_node, sockets, round_robin, mine);
+#ifdef MCIO_SIMULATE
+    mcio_sim_gather ga;
+    int *all = NULL, *index = NULL;
+    status = sim_tables(comm, m, nprocs, &ga); /* agreed */
+    if (status != MCIO_SUCCESS)
+        goto done;
+    index = m->sim_map + 4 * (size_t)nprocs + 1; /* used below without MPI calls between */
+#else
     int *all = malloc((size_t)nprocs * 4 * sizeof(int));
     m->node_of_rank = malloc((size_t)nprocs * sizeof(int));
     m->socket_of_rank = malloc((size_t)nprocs * sizeof(int));
     int *index = calloc((size_t)nprocs, sizeof(int));
-    m->node_mem = malloc((size_t)nprocs * sizeof(int64_t)); /* nnodes <= nprocs */
-    m->node_mem_source = calloc((size_t)nprocs, sizeof(int));
-    m->node_mem_used = malloc((size_t)nprocs * sizeof(int64_t));
     m->rank_extents = calloc((size_t)nprocs, sizeof(int64_t));
     m->probe_all = malloc((size_t)nprocs * MCIO_PROBE_FIELDS * sizeof(int64_t));
     m->rank_order = malloc((size_t)nprocs * sizeof(int));
     m->node_first = calloc((size_t)nprocs + 1, sizeof(int));
-    m->probe_node = malloc((size_t)nprocs * sizeof(mcio_memory_probe));
-    if (!all || !m->node_of_rank || !m->socket_of_rank || !index || !m->node_mem ||
-        !m->node_mem_source || !m->node_mem_used || !m->rank_extents || !m->probe_all ||
-        !m->rank_order || !m->node_first || !m->probe_node)
+#endif
+    if (!node_tables_alloc(m, nprocs))
+        mine[3] = MCIO_ERR_NOMEM;
+#ifdef MCIO_SIMULATE
+    all = mcio_sim_gather_run(comm, &ga, mine);
+#else
+    if (!all || !index || !m->rank_extents || !m->probe_all)
         mine[3] = MCIO_ERR_NOMEM;
     /* The allgather also agrees on errors: a rank that failed to allocate sends its status. */
     int fallback[4];
@@ -176,6 +226,7 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
         status = MCIO_ERR_NOMEM;
         goto done; /* the other ranks learn it from what we sent */
     }
+#endif
     for (int r = 0; r < nprocs; r++)
         if (all[4 * r + 3] != MCIO_SUCCESS && status == MCIO_SUCCESS)
             status = all[4 * r + 3];
@@ -186,6 +237,7 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     index_nodes(m, all, nprocs, index);
     m->is_virtual = per_node > 0;
     /* The ranks of each node, in rank order (the probe combines them node by node). */
+    memset(m->node_first, 0, ((size_t)m->nnodes + 1) * sizeof(int)); /* shared in simulation */
     for (int r = 0; r < nprocs; r++)
         m->node_first[m->node_of_rank[r] + 1]++;
     for (int j = 0; j < m->nnodes; j++)
@@ -204,8 +256,13 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     }
     mcio_machine_probe_memory(comm, m, 0, 0);
 done:
+#ifdef MCIO_SIMULATE
+    if (all)
+        mcio_sim_gather_free(&ga);
+#else
     free(all);
     free(index);
+#endif
     if (status != MCIO_SUCCESS)
         mcio_machine_free(m);
     return status;
@@ -213,17 +270,22 @@ done:
 
 void mcio_machine_free(mcio_machine *m)
 {
+#ifdef MCIO_SIMULATE
+    mcio_sim_shared_free(m->sim_map);
+    mcio_sim_gather_free(&m->sim_probe);
+#else
     free(m->node_of_rank);
     free(m->socket_of_rank);
+    free(m->rank_extents);
+    free(m->probe_all);
+    free(m->rank_order);
+    free(m->node_first);
+#endif
     mcio_network_free(&m->net);
     free(m->node_mem);
     free(m->node_mem_source);
     free(m->node_mem_used);
     free(m->node_mem_where);
-    free(m->rank_extents);
-    free(m->probe_all);
-    free(m->rank_order);
-    free(m->node_first);
     free(m->probe_node);
     free(m->mem_where);
     memset(m, 0, sizeof *m);
@@ -234,6 +296,7 @@ void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t *rec,
 {
     mcio_memory_probe p;
 #ifdef MCIO_SIMULATE
+    (void)m; /* the simulated host's property, not the machine's located cgroups */
     memset(&p, 0, sizeof p);
     p.meminfo = mcio_sim_node_memory();
     p.cgroup = p.cg_used = p.cg_limit = p.rlimit = -1;
@@ -260,8 +323,13 @@ void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extent
     int64_t rec[MCIO_PROBE_FIELDS];
     char path[MCIO_MEM_WHERE_LEN];
     mcio_machine_memory_read(m, my_extents, rec, path);
+#ifdef MCIO_SIMULATE
+    m->probe_all = mcio_sim_gather_run(comm, &m->sim_probe, rec);
+    m->rank_extents = mcio_sim_gather_area(&m->sim_probe);
+#else
     PMPI_Allgather(rec, MCIO_PROBE_FIELDS, MPI_INT64_T, m->probe_all, MCIO_PROBE_FIELDS,
                    MPI_INT64_T, comm);
+#endif
     mcio_machine_memory_combine(comm, m, m->probe_all, MCIO_PROBE_FIELDS, path, where);
 }
 

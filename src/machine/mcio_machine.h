@@ -16,6 +16,9 @@
 
 #include "mcio_network.h"
 #include "mcio_planner.h"
+#ifdef MCIO_SIMULATE
+#include "mcio_machine_sim.h"
+#endif
 
 typedef struct mcio_machine {
     int nprocs;
@@ -39,6 +42,13 @@ typedef struct mcio_machine {
     int *node_first;        /* [nnodes + 1] where each node's ranks start in rank_order */
     struct mcio_memory_probe *probe_node; /* [most ranks on a node] */
     struct mcio_memory_where *mem_where;  /* this rank's memory cgroups, located at open */
+#ifdef MCIO_SIMULATE
+    /* Kept once for all simulated ranks (mcio_machine_sim.h): node_of_rank, socket_of_rank,
+     * rank_order and node_first live in sim_map; probe_all and rank_extents in the probe's
+     * gather. */
+    int *sim_map;
+    mcio_sim_gather sim_probe;
+#endif
 } mcio_machine;
 
 #define MCIO_PROBE_FIELDS 8

@@ -26,7 +26,13 @@
 //   disk READ_BW WRITE_BW REQUEST_COST   bytes/s, bytes/s, seconds per request
 //   stripe BYTES
 //   topology_file PATH
-//   node LEAF MEMORY                  compute node K is the K-th node line
+//   node LEAF MEMORY                  compute node K is the K-th node line: MEMORY bytes left
+//                                     for collective buffers (physical less the application)
+//   memory_model paging BW | oom      what collective buffers beyond a node's MEMORY cost
+//                                     (src/io/mcio_sim_storage.h): paging through a disk
+//                                     "swap" of BW bytes/s on each compute node, or the
+//                                     allocation fails as the OOM killer would end the run;
+//                                     without the line, nothing (no memory model)
 //   storage LEAF                      storage target I is the I-th storage line
 #include <simgrid/s4u.hpp>
 
@@ -53,6 +59,8 @@ struct description {
     std::map<unsigned long, std::pair<int, long long>> node;   // leaf -> (node index, memory)
     std::map<unsigned long, int> storage;                        // leaf -> target index
     int nstorage = 0;
+    std::string memory_model; // "", "paging" or "oom"
+    double paging_bw = 0;
 };
 
 [[noreturn]] void die(const std::string& why)
@@ -105,6 +113,10 @@ description read_description()
             long long mem;
             ok = static_cast<bool>(w >> leaf >> mem);
             d.node[leaf] = {nodes++, mem};
+        } else if (key == "memory_model") {
+            ok = static_cast<bool>(w >> d.memory_model) &&
+                 (d.memory_model == "oom" ||
+                  (d.memory_model == "paging" && static_cast<bool>(w >> d.paging_bw) && d.paging_bw > 0));
         } else if (key == "storage") {
             unsigned long leaf;
             ok = static_cast<bool>(w >> leaf);
@@ -154,6 +166,8 @@ void load_platform(const sg4::Engine&)
             h = zone->create_host("node-" + std::to_string(n->second.first), d.speed);
             h->set_property("mcio_memory", std::to_string(n->second.second));
             h->set_property("mcio_sockets", std::to_string(d.sockets));
+            if (d.memory_model == "paging")
+                h->create_disk("swap", d.paging_bw, d.paging_bw)->seal();
         } else if (auto s = d.storage.find(leaf); s != d.storage.end()) {
             h = zone->create_host("ost-" + std::to_string(s->second), d.speed);
             sg4::Disk* disk = h->create_disk("disk", d.disk_read, d.disk_write);
@@ -215,5 +229,7 @@ void load_platform(const sg4::Engine&)
     root->set_property("mcio_stripe_size", std::to_string(d.stripe));
     if (!d.topology_file.empty())
         root->set_property("mcio_topology_file", d.topology_file);
+    if (!d.memory_model.empty())
+        root->set_property("mcio_memory_model", d.memory_model);
     root->seal();
 }
