@@ -167,6 +167,7 @@ typedef struct mcio_stats {
     double predicted;          /* its predicted time, seconds */
     char runner_up[64];        /* the next fastest candidate, "" when there was none */
     double runner_up_predicted; /* its predicted time, seconds (-1: none) */
+    int node_gather; /* 1: the ranks' summaries were gathered node by node (mcio_node_gather) */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

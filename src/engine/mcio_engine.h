@@ -50,6 +50,40 @@ typedef union mcio_call_times {
     int64_t v[MCIO_CALL_TIMES];
 } mcio_call_times;
 
+/* The node-level step of the summaries' allgather (mcio_nodegather.c). */
+typedef struct mcio_node_gather {
+    int on;              /* 0: the flat allgather */
+    MPI_Comm node;       /* this rank's node, ranks in rank order */
+    MPI_Comm leaders;    /* the nodes' lowest ranks; MPI_COMM_NULL on the others */
+    int node_index;      /* this rank's node */
+    int *counts, *displs; /* leaders, [nnodes]: each node's block of records, in bytes */
+    char *stage;         /* real build: [nprocs] records in node order */
+    size_t record;
+} mcio_node_gather;
+
+/* Whether mcio_node_gather mode (enum mcio_node_gather_mode) takes the node-level step on a
+ * machine of nprocs ranks on nnodes nodes. Pure. */
+int mcio_node_gather_wanted(int mode, int nprocs, int nnodes);
+
+/* Collective over comm, at open: the node and leader communicators when the step is wanted
+ * (g->on), else nothing. MCIO_SUCCESS or MCIO_ERR_NOMEM, the same on every rank. */
+int mcio_node_gather_init(MPI_Comm comm, const mcio_machine *m, int mode, size_t record,
+                          mcio_node_gather *g);
+void mcio_node_gather_free(mcio_node_gather *g);
+
+/* Collective over comm, g->on: every rank's record of g->record bytes, in rank order. */
+#ifdef MCIO_SIMULATE
+void *mcio_node_gather_run(const mcio_node_gather *g, const mcio_machine *m, mcio_sim_gather *sg,
+                           const void *mine);
+#else
+void mcio_node_gather_run(const mcio_node_gather *g, const mcio_machine *m, const void *mine,
+                          void *all);
+#endif
+
+/* The bytes this rank sends and receives in one node-level gather (MCIO_STATS). Local. */
+int64_t mcio_node_gather_sent(const mcio_node_gather *g, const mcio_machine *m);
+int64_t mcio_node_gather_received(const mcio_node_gather *g, const mcio_machine *m);
+
 struct mcio_file_s {
     MPI_Comm comm; /* private duplicate: our messages never meet the application's */
     int rank, nprocs;
@@ -68,6 +102,7 @@ struct mcio_file_s {
 #ifdef MCIO_SIMULATE
     mcio_sim_gather sim_summaries; /* summaries kept once for all simulated ranks */
 #endif
+    mcio_node_gather node_gather; /* how the summaries are gathered (mcio_node_gather hint) */
     char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
     int stats_on;     /* MCIO_STATS is set (every rank: they gather the aggregators' bytes) */
     int64_t *stats_gathered; /* rank 0, [nprocs]: bytes each rank aggregated in the last call */

@@ -106,6 +106,7 @@ static void file_free(mcio_file f)
 {
     if (!f)
         return;
+    mcio_node_gather_free(&f->node_gather);
     mcio_machine_free(&f->machine);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
@@ -150,9 +151,15 @@ void mcio_file_memory_combine(mcio_file f, const char *path)
 void mcio_file_gather_records(mcio_file f, const mcio_rank_record *mine)
 {
 #ifdef MCIO_SIMULATE
-    f->summaries = mcio_sim_gather_run(f->comm, &f->sim_summaries, mine);
+    if (f->node_gather.on)
+        f->summaries = mcio_node_gather_run(&f->node_gather, &f->machine, &f->sim_summaries, mine);
+    else
+        f->summaries = mcio_sim_gather_run(f->comm, &f->sim_summaries, mine);
 #else
-    PMPI_Allgather(mine, MCIO_RECORD_WORDS, MPI_INT64_T, f->summaries, MCIO_RECORD_WORDS,
+    if (f->node_gather.on)
+        mcio_node_gather_run(&f->node_gather, &f->machine, mine, f->summaries);
+    else
+        PMPI_Allgather(mine, MCIO_RECORD_WORDS, MPI_INT64_T, f->summaries, MCIO_RECORD_WORDS,
                    MPI_INT64_T, f->comm);
 #endif
 }
@@ -204,6 +211,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         return mcio_error_set(st, detail);
     }
     f->comm = dup;
+    f->node_gather.node = f->node_gather.leaders = MPI_COMM_NULL;
     PMPI_Comm_rank(f->comm, &f->rank);
     PMPI_Comm_size(f->comm, &f->nprocs);
     f->amode = amode;
@@ -256,6 +264,12 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
+    st = mcio_node_gather_init(f->comm, &f->machine, f->hints.node_gather,
+                               sizeof(mcio_rank_record), &f->node_gather); /* agreed */
+    if (st != MCIO_SUCCESS) {
+        snprintf(detail, sizeof detail, "out of memory");
+        goto fail;
+    }
     st = f->io->open(f->comm, path, amode, info, &f->io_state, &f->can_read, detail);
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
@@ -373,6 +387,9 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
                                      "hint mcio_io_backend: '%s' after open, but the file was "
                                      "opened with '%s' (chosen at open only)",
                                      h.io_backend, fh->hints.io_backend);
+    if (st == MCIO_SUCCESS && h.node_gather != fh->hints.node_gather)
+        st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
+                                     "hint mcio_node_gather after open (chosen at open only)");
     if (st == MCIO_SUCCESS && strcmp(h.topology_file, fh->hints.topology_file) != 0)
         st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
                                      "hint mcio_topology_file: '%.150s' after open (chosen at open "

@@ -90,7 +90,7 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"stripe\":%" PRId64 ",\"write_sync\":%d,"
             "\"metadata_bytes\":%" PRId64 ",\"metadata_messages\":%" PRId64
             ",\"metadata_max_rank_bytes\":%" PRId64 ",\"metadata_list_bytes\":%" PRId64
-            ",\"aggregator_ranks\":[",
+            ",\"node_gather\":%d,\"aggregator_ranks\":[",
             write ? "write" : "read", fh->path, mcio_planner_name(fh->hints.strategy), s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
             s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, mcio_transport_name(fh->hints.transport),
@@ -98,7 +98,7 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
             fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
             write && mcio_file_write_sync(fh), s->metadata_bytes, s->metadata_messages,
-            s->metadata_max_rank_bytes, s->metadata_list_bytes);
+            s->metadata_max_rank_bytes, s->metadata_list_bytes, s->node_gather);
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
     fprintf(f, "],\"aggregator_nodes\":[");
@@ -193,6 +193,7 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .metadata_messages = fh->stats_on ? fh->meta_totals[1] : -1,
         .metadata_max_rank_bytes = fh->stats_on ? fh->meta_totals[2] : -1,
         .metadata_list_bytes = fh->stats_on ? fh->meta_totals[3] : -1,
+        .node_gather = fh->node_gather.on,
     };
     s->runner_up_predicted = -1;
     if (p->chose) {

@@ -482,6 +482,10 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     mcio_file_memory_combine(fh, where);
     /* The allgather delivers this rank's record to every other rank and theirs to it. */
     p->meta_sent = p->meta_recv = (int64_t)(fh->nprocs - 1) * (int64_t)sizeof rec;
+    if (fh->node_gather.on) {
+        p->meta_sent = mcio_node_gather_sent(&fh->node_gather, &fh->machine);
+        p->meta_recv = mcio_node_gather_received(&fh->node_gather, &fh->machine);
+    }
     double t1 = PMPI_Wtime();
 
     /* 2. Planning: pure, the same on every rank; then this rank's schedule. An own-access plan

@@ -92,10 +92,16 @@ int mcio_sim_gather_init(MPI_Comm comm, size_t record, size_t area_bytes, mcio_s
     return MCIO_SUCCESS;
 }
 
-void *mcio_sim_gather_run(MPI_Comm comm, mcio_sim_gather *g, const void *mine)
+void *mcio_sim_gather_put(mcio_sim_gather *g, const void *mine)
 {
     char *t = g->table[++g->gen & 1];
     memcpy(t + (size_t)g->rank * g->record, mine, g->record);
+    return t;
+}
+
+void *mcio_sim_gather_run(MPI_Comm comm, mcio_sim_gather *g, const void *mine)
+{
+    char *t = mcio_sim_gather_put(g, mine);
     PMPI_Allgather(g->wire_send, (int)g->record, MPI_BYTE, g->wire_recv, (int)g->record,
                    MPI_BYTE, comm);
     return t;

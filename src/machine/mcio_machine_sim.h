@@ -71,6 +71,12 @@ int mcio_sim_gather_init(MPI_Comm comm, size_t record, size_t area_bytes, mcio_s
  * ranks' records, valid until this rank's next mcio_sim_gather_run on g. */
 void *mcio_sim_gather_run(MPI_Comm comm, mcio_sim_gather *g, const void *mine);
 
+/* Local: writes this rank's record into the next gather's shared table and returns the table,
+ * for a caller that carries the simulated bytes over its own collectives (the node-level
+ * step, mcio_nodegather.c: g->wire_send and g->wire_recv). The table is whole once the
+ * caller's collectives have delivered every rank's bytes to this rank. */
+void *mcio_sim_gather_put(mcio_sim_gather *g, const void *mine);
+
 /* The shared derived area of the last gather (valid as its table). */
 void *mcio_sim_gather_area(const mcio_sim_gather *g);
 

@@ -88,7 +88,8 @@ TEST(Hints, PlanParams)
 
 enum Field {
     BUF, NODES, STRIPE, STRATEGY, BACKEND, CB_WRITE, CB_READ, ENABLE, PLACEMENT, SOCKET, TOPOFILE,
-    NAH, MSGIND, MSGGROUP, MEMMIN, NODEMEM, DIRECT_WRITE, DIRECT_READ, IO_THREAD
+    NAH, MSGIND, MSGGROUP, MEMMIN, NODEMEM, DIRECT_WRITE, DIRECT_READ, IO_THREAD,
+    NODE_GATHER
 };
 
 struct SetCase {
@@ -159,6 +160,9 @@ const SetCase set_cases[] = {
     {"IoThreadAuto", "mcio_io_thread", "auto", IO_THREAD, MCIO_IO_THREAD_AUTO, nullptr},
     {"IoThreadAlways", "mcio_io_thread", "always", IO_THREAD, MCIO_IO_THREAD_ALWAYS, nullptr},
     {"IoThreadNever", "mcio_io_thread", "never", IO_THREAD, MCIO_IO_THREAD_NEVER, nullptr},
+    {"NodeGatherAuto", "mcio_node_gather", "auto", NODE_GATHER, MCIO_NODE_GATHER_AUTO, nullptr},
+    {"NodeGatherTrue", "mcio_node_gather", "true", NODE_GATHER, MCIO_NODE_GATHER_TRUE, nullptr},
+    {"NodeGatherFalse", "mcio_node_gather", "false", NODE_GATHER, MCIO_NODE_GATHER_FALSE, nullptr},
 };
 
 class HintsSet : public ::testing::TestWithParam<SetCase> {};
@@ -177,6 +181,9 @@ TEST_P(HintsSet, Valid)
         h.direct_read = !c.num;
     if (c.field == IO_THREAD)
         h.io_thread = c.num == MCIO_IO_THREAD_NEVER ? MCIO_IO_THREAD_AUTO : MCIO_IO_THREAD_NEVER;
+    if (c.field == NODE_GATHER)
+        h.node_gather =
+            c.num == MCIO_NODE_GATHER_FALSE ? MCIO_NODE_GATHER_AUTO : MCIO_NODE_GATHER_FALSE;
     if (c.field == PLACEMENT)
         h.placement = c.num == MCIO_PLACE_GREEDY ? MCIO_PLACE_TOPOLOGY : MCIO_PLACE_GREEDY;
     if (c.field == SOCKET)
@@ -202,6 +209,7 @@ TEST_P(HintsSet, Valid)
     case DIRECT_WRITE: want.direct_write = (int)c.num; break;
     case DIRECT_READ: want.direct_read = (int)c.num; break;
     case IO_THREAD: want.io_thread = (int)c.num; break;
+    case NODE_GATHER: want.node_gather = (int)c.num; break;
     }
     char detail[MCIO_DETAIL_LEN] = "";
     EXPECT_EQ(mcio_hints_set(&h, c.key, c.value, "test", detail), MCIO_SUCCESS) << detail;
@@ -271,6 +279,7 @@ const BadCase bad_cases[] = {
     {"DirectReadEnable", "direct_read", "enable"},
     {"IoThreadOn", "mcio_io_thread", "on"},
     {"IoThreadCase", "mcio_io_thread", "Auto"},
+    {"NodeGatherOn", "mcio_node_gather", "on"},
     {"PlacementUnknown", "mcio_placement", "nearest"},
     {"PlacementCase", "mcio_placement", "Greedy"},
     {"PlacementEmpty", "mcio_placement", ""},
@@ -431,14 +440,15 @@ TEST(Hints, GetDefaults)
                              {"mcio_slow_byte_seconds", "0"}, {"direct_write", "false"},
                              {"direct_read", "false"},        {"mcio_io_thread", "auto"},
                              {"mcio_write_sync", "auto"},
-                             {"mcio_memory_margin", "10"},   {"mcio_calibrate", "auto"}};
+                             {"mcio_memory_margin", "10"},   {"mcio_calibrate", "auto"},
+                             {"mcio_node_gather", "auto"}};
     char key[64], value[64];
-    for (int i = 0; i < 27; i++) {
+    for (int i = 0; i < 28; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 27, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 28, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -477,6 +487,7 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_calibrate", "replace", "t", detail), MCIO_SUCCESS);
     EXPECT_EQ(h.calibrate, MCIO_CALIBRATE_REPLACE);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_calibrate", "off", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_node_gather", "true", "t", detail), MCIO_SUCCESS);
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
                              {"romio_cb_read", "disable"},  {"mcio_strategy", "memory"},
@@ -490,17 +501,18 @@ TEST(Hints, GetSetRoundTrip)
                              {"mcio_slow_byte_seconds", "1.0000000000000001e-09"},
                              {"direct_write", "true"},     {"direct_read", "true"},
                              {"mcio_io_thread", "never"},   {"mcio_write_sync", "false"},
-                             {"mcio_memory_margin", "25"},  {"mcio_calibrate", "off"}};
+                             {"mcio_memory_margin", "25"},  {"mcio_calibrate", "off"},
+                             {"mcio_node_gather", "true"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 27);
+        ASSERT_LT(i, 28);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 27);
+    EXPECT_EQ(i, 28);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 

@@ -92,6 +92,12 @@ static const char *calibrate_name(int i)
     return i >= 0 && i < 4 ? names[i] : NULL;
 }
 
+static const char *node_gather_name(int i)
+{
+    static const char *const names[] = {"auto", "true", "false"};
+    return i >= 0 && i < 3 ? names[i] : NULL;
+}
+
 static const char *bool_name(int i)
 {
     return i == 0 ? "false" : i == 1 ? "true" : NULL;
@@ -158,6 +164,8 @@ static const hint_spec specs[] = {
     {.key = "mcio_memory_margin", .kind = HINT_INT, FIELD(memory_margin), .min = 0, .max = 90},
     /* The calibration probe of the cost model (src/engine/mcio_calibrate.c). */
     {.key = "mcio_calibrate", .kind = HINT_CHOICE, FIELD(calibrate), .names = calibrate_name},
+    /* The ranks' records gathered node by node (src/engine/mcio_nodegather.c); at open only. */
+    {.key = "mcio_node_gather", .kind = HINT_CHOICE, FIELD(node_gather), .names = node_gather_name},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 _Static_assert(NSPECS <= 64, "mcio_hints.set has one bit per hint");

@@ -42,6 +42,14 @@ enum mcio_write_sync_mode {
     MCIO_WRITE_SYNC_FALSE
 };
 
+/* mcio_node_gather: how the ranks' records reach every rank before planning. */
+enum mcio_node_gather_mode {
+    MCIO_NODE_GATHER_AUTO = 0, /* the node-level step from MCIO_NODE_GATHER_MIN_RANKS ranks on,
+                                  where nodes hold several ranks (mcio_nodegather.c) */
+    MCIO_NODE_GATHER_TRUE,     /* the node-level step wherever nodes hold several ranks */
+    MCIO_NODE_GATHER_FALSE     /* one allgather over all ranks */
+};
+
 /* mcio_calibrate: the calibration probe of the file system's costs (mcio_calibrate.c). */
 enum mcio_calibrate_mode {
     MCIO_CALIBRATE_AUTO = 0, /* on first use of a file system, then its cached figures */
@@ -79,6 +87,7 @@ typedef struct mcio_hints {
     double slow_call_seconds;       /* mcio_slow_call_seconds: slow backend, delay per call */
     double slow_byte_seconds;       /* mcio_slow_byte_seconds: slow backend, delay per byte */
     int calibrate;                  /* mcio_calibrate: enum mcio_calibrate_mode, auto */
+    int node_gather;                /* mcio_node_gather: enum mcio_node_gather_mode, auto */
     uint64_t set; /* bit i: hint i (mcio_hints_get's order) was set explicitly (mcio_hints_set) */
 } mcio_hints;
 
