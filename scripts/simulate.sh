@@ -21,7 +21,9 @@ sweeps=("$@")
   pipeline-full-d1 pipeline-full-d2 pipeline-full-d4 scale scale-nah1 memory-paging memory-nah1-paging)
 cd "$root"
 metadata() {
-  local tmp b out=out/sim-scale-meta.json big=(--smpi-cfg smpi/allgather:rdb)
+  # 4,096 ranks and more: collectives of few messages (docs/simulation.md, "The settings")
+  local tmp b out=out/sim-scale-meta.json
+  local big=(--smpi-cfg smpi/allgather:GB --smpi-cfg smpi/allgatherv:GB --smpi-cfg smpi/allreduce:redbcast)
   tmp=$(mktemp -d)
   git -C "$root" worktree add --detach "$tmp/src" HEAD >/dev/null
   git -C "$tmp/src" apply "$root/tools/sim/metadata-before.patch"

@@ -5,7 +5,8 @@
 # virtual nodes given the same memory, sockets and topology file. Every collective call's
 # statistics (MCIO_STATS) must agree: file domains' aggregators and their nodes, rounds, the
 # bytes each aggregator moved, the memory budget and buffers of every node. Strategies romio
-# and memory, placements spread and topology with the distributed socket rule.
+# and memory, placements spread and topology with the distributed socket rule; the second case
+# with the summaries gathered node by node (mcio_node_gather=true), the first flat.
 # Usage: sim_vs_real.sh SOURCE_DIR SMPI_BUILD_DIR [REAL_BUILD_DIR REAL_MPI(openmpi|mpich)]
 # Without the last two: SOURCE_DIR/build/openmpi, else SOURCE_DIR/build/mpich (scripts/test.sh
 # builds them before the simulation build). Open MPI is preferred: MPICH busy-polls, and 64
@@ -31,7 +32,8 @@ ranks=64 per_node=8 memory=64m,16m,0,24m
 bench_args=(--engine mcio --pattern ior,coll_perf --size 512k --transfer 16k --reps 1
             --strategies romio,memory --hint cb_buffer_size=256k --hint mcio_msgind=256k
             --hint mcio_memmin=64k)
-cases=("mcio_placement=spread" "mcio_placement=topology mcio_socket_rule=distributed")
+cases=("mcio_placement=spread mcio_node_gather=false"
+       "mcio_placement=topology mcio_socket_rule=distributed mcio_node_gather=true")
 for i in "${!cases[@]}"; do
   hints=()
   for h in ${cases[$i]}; do hints+=(--hint "$h"); done
@@ -54,7 +56,7 @@ import json, sys
 work, ncases = sys.argv[1], int(sys.argv[2])
 keys = ("op", "strategy", "ranks", "nodes", "bytes", "aggregators", "rounds", "max_buffer_bytes",
         "aggregator_ranks", "aggregator_nodes", "aggregator_bytes", "node_budget_bytes",
-        "node_peak_bytes", "fallbacks")
+        "node_peak_bytes", "fallbacks", "node_gather")
 bad = calls = 0
 for i in range(ncases):
     sim = [json.loads(l) for l in open("%s/sim-%d.json" % (work, i))]
@@ -70,6 +72,9 @@ for i in range(ncases):
                 print("case %d call %d (%s %s): %s differs: simulated %s, real %s"
                       % (i, k, s["op"], s["strategy"], key, s.get(key), r.get(key)))
                 bad += 1
+        if s.get("node_gather") != i:  # case 1 takes the node-level step, case 0 does not
+            print("case %d call %d: node_gather %s" % (i, k, s.get("node_gather")))
+            bad += 1
         if sum(s.get("aggregator_bytes", [])) != s["bytes"]:
             print("case %d call %d: the aggregators' bytes do not add up to the call's" % (i, k))
             bad += 1
