@@ -7,11 +7,12 @@ operation and configuration, the median bandwidth of all calls and the median of
 t_metadata (the slowest rank's collectives before a byte moves, mcio_file_get_stats, as
 MCIO_STATS records it; mcio-bench reports each run's median).
 
-  tools/mcio-percall.py [--reps 7] [--patterns ior,hacc-soa] [--base DIR]
+  tools/mcio-percall.py [--reps 7] [--patterns ior,hacc-soa] [--base DIR] [--own NAME=HINTS]
 
 --base DIR: a copy of an earlier build's mcio-bench and libmcio.so (cp build/openmpi/mcio-bench
 build/openmpi/libmcio.so* DIR), run as "base-default" beside the current build: before and
-after in the same interleaved run. Files under /tmp live in the page cache; the host may be
+after in the same interleaved run. --own NAME=HINT,HINT: one more configuration of the
+current build (e.g. aggs2=mcio_strategy=fit,romio_cb_write=enable,romio_cb_read=enable,cb_nodes=2). Files under /tmp live in the page cache; the host may be
 shared, so compare the configurations of one run, not runs.
 """
 import argparse
@@ -32,11 +33,18 @@ def main():
     ap.add_argument("--patterns", default="ior,hacc-soa")
     ap.add_argument("--dir", default="/tmp")
     ap.add_argument("--base", help="an earlier build's mcio-bench and libmcio.so")
+    ap.add_argument("--own", action="append", default=[], metavar="NAME=HINT[,HINT...]",
+                    help="one more configuration of the current build, e.g. "
+                    "depth2=mcio_strategy=fit,romio_cb_write=enable,mcio_pipeline_depth=2 "
+                    "(repeatable)")
     a = ap.parse_args()
     build = os.path.join(ROOT, "build", "openmpi")
     # name -> (directory of mcio-bench, hints; None: native ROMIO)
     configs = {"default": (build, []), "fit-independent": (build, ["mcio_strategy=fit"] + DISABLE),
                "romio321": (build, None)}
+    for own in a.own:
+        name, _, hints = own.partition("=")
+        configs[name] = (build, hints.split(",") if hints else [])
     if a.base:
         configs["base-default"] = (os.path.abspath(a.base), [])
         configs["base-fit-independent"] = (os.path.abspath(a.base), ["mcio_strategy=fit"] + DISABLE)
