@@ -6,6 +6,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -400,6 +401,51 @@ TEST(CostModel, DecidePlanHandsOverTheChosenPlan)
     k.finish(0);
     ASSERT_TRUE(decide(k).best.independent);
     expect_chosen_plan(k);
+}
+
+TEST(CostModel, UnequalStreamsShareTheNodesClientOnlyWhileTheyRun)
+{
+    /* TAPIOCA-like on a FUSE client (GlusterFS): 8 ranks of one node, rank 0 a 2 MiB block,
+     * the others 256 KiB each, one read call apiece. The concurrent figures say the node's
+     * client moves 8 streams at 3 times one stream's cost each (8/3 of one stream's
+     * bandwidth). The seven small blocks are done a sixth of the way through the large one,
+     * which then reads alone: the call takes the larger of the largest block alone and the
+     * node's streams at the shared rate over 8, not the largest block at the shared rate
+     * (which made a single aggregator look cheaper). */
+    Job j = blocks(256 * KiB, 1);
+    j.sum[0] = mcio_summary{0, 2 * MiB, 2 * MiB};
+    for (int r = 1; r < 8; r++)
+        j.sum[r] = mcio_summary{2 * MiB + (r - 1) * 256 * KiB, 2 * MiB + r * 256 * KiB, 256 * KiB};
+    const double call = 500e-6, b1 = 1.0 / 150e6, bn = 3.0 / 150e6;
+    j.cost = table(call, b1, bn, 20e-6);
+    j.cost.remote = 1;
+    j.cost.cores = 2;
+    j.finish(0);
+    /* File domains aligned on the volume's 4 MiB shards, a pipeline's sub-buffers a shard
+     * (mcio_pipeline_unit, mcio_pipeline_subbuffer), as the engine plans on GlusterFS. */
+    j.in.params.stripe = j.in.unit = j.in.subbuffer = 4 * MiB;
+    mcio_cost_config ind{};
+    ind.independent = 1;
+    ind.depth = 1;
+    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
+    const double alone = call + 2 * MiB * b1;
+    const double shared = (8 * call + (2 * MiB + 7 * 256 * KiB) * bn) / 8;
+    EXPECT_NEAR(ind.seconds, std::max(alone, shared) + 1e-5, 1e-12);
+    /* Aggregated, the 3.75 MiB fall in one shard, one domain: one stream alone, slower. */
+    mcio_cost_choice c = decide(j);
+    EXPECT_TRUE(c.best.independent) << name(c.best);
+    EXPECT_GT(c.runner_up.seconds, (2 * MiB + 7 * 256 * KiB) * b1);
+    /* Blocks of one size: each its shared time, as before. */
+    Job k = blocks(512 * KiB, 1);
+    k.cost = j.cost;
+    k.finish(0);
+    ASSERT_EQ(mcio_cost_predict(&k.in, &ind), MCIO_SUCCESS);
+    EXPECT_NEAR(ind.seconds, call + 512 * KiB * bn + 1e-5, 1e-12);
+    /* Where a probe measured a stream slower alone than in company, the concurrent figure
+     * speaks: never dearer than the shared rate. */
+    k.cost.byte[MCIO_COST_READ][0] = 2 * bn;
+    ASSERT_EQ(mcio_cost_predict(&k.in, &ind), MCIO_SUCCESS);
+    EXPECT_NEAR(ind.seconds, call + 512 * KiB * bn + 1e-5, 1e-12);
 }
 
 TEST(CostModel, DefaultsByKind)
