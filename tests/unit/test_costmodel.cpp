@@ -564,13 +564,15 @@ TEST(CostCache, KeepsEachFiguresBestProbe)
     EXPECT_EQ(best.byte[0][0], quiet.byte[0][0]);
     EXPECT_EQ(best.byte[1][0], loaded.byte[1][0]);
     EXPECT_EQ(best.probes, 2);
-    /* Concurrent figures of another number of ranks per node: the probe's. */
+    /* Another number of ranks per node: the file system's figures are the probe's (their
+     * ratio is one probe's), the others still each the lower. */
     mcio_cost_table other = loaded;
     other.conc = 8;
     EXPECT_EQ(mcio_cost_keep_best(&quiet, &other, &best), 2); /* byte_1 and coll */
     EXPECT_EQ(best.conc, 8);
     EXPECT_EQ(best.byte[0][1], other.byte[0][1]);
-    EXPECT_EQ(best.byte[0][0], quiet.byte[0][0]);
+    EXPECT_EQ(best.byte[0][0], other.byte[0][0]);
+    EXPECT_EQ(best.coll, quiet.coll);
     /* In place, and through the cache's text: what is kept is what a later job reads. */
     mcio_cost_table t = quiet;
     mcio_cost_keep_best(&loaded, &t, &t);
@@ -583,6 +585,38 @@ TEST(CostCache, KeepsEachFiguresBestProbe)
     EXPECT_NEAR(u.byte[1][0], loaded.byte[1][0], 1e-16);
     EXPECT_EQ(u.probes, 2);
     EXPECT_NEAR(u.load, 0.5, 1e-9);
+}
+
+TEST(CostCache, KeepsAnOperationsFileSystemFiguresFromOneProbe)
+{
+    /* GlusterFS's reads on this host: the cache's probe measured 8 concurrent readers 6.3
+     * times dearer per byte than one; a later probe found one reader quicker (a quiet moment)
+     * and the concurrent ones dearer (13.5 times one). Figure by figure the cache would hold
+     * 3.7e-9 beside 3.76e-8 (10 times): a ratio neither probe measured. The cached read
+     * figures price a 1 MiB call the lower: all four are kept. The probe's writes are cheaper
+     * overall though one figure is dearer: all four are the probe's. */
+    mcio_cost_table cached = table(4.5e-4, 6e-9, 3.76e-8, 8e-6), probed = cached;
+    cached.call[0][1] = cached.call[1][1] = 4e-3;
+    probed.byte[1][0] = 3.7e-9, probed.byte[1][1] = 5e-8, probed.call[1][1] = 2e-3;
+    probed.byte[0][0] = 1.2 * cached.byte[0][0], probed.byte[0][1] = 0.5 * cached.byte[0][1];
+    probed.msg = 0.5 * cached.msg;
+    mcio_cost_table best;
+    mcio_cost_keep_best(&cached, &probed, &best);
+    for (int c = 0; c < 2; c++) {
+        EXPECT_EQ(best.byte[1][c], cached.byte[1][c]) << c;
+        EXPECT_EQ(best.call[1][c], cached.call[1][c]) << c;
+        EXPECT_EQ(best.byte[0][c], probed.byte[0][c]) << c;
+        EXPECT_EQ(best.call[0][c], probed.call[0][c]) << c;
+    }
+    EXPECT_EQ(best.msg, probed.msg); /* the network's figures: each its lower */
+    EXPECT_EQ(best.coll, cached.coll);
+    /* Another conc (another layout): the file system's figures are the probe's. */
+    probed.conc = 4;
+    probed.byte[0][0] = 2 * cached.byte[0][0];
+    mcio_cost_keep_best(&cached, &probed, &best);
+    for (int op = 0; op < 2; op++)
+        for (int c = 0; c < 2; c++)
+            EXPECT_EQ(best.byte[op][c], probed.byte[op][c]) << op << c;
 }
 
 } // namespace

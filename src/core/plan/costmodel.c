@@ -627,6 +627,15 @@ static const cost_key keys[] = {
     COST_KEY("coll", coll),               COST_KEY("copy_byte", copy_byte),
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+#define FS_KEYS 8 /* keys[0..7]: the file system's figures, call and byte by op and c */
+
+/* What an operation's file-system figures of t say one call of 1 MiB costs, by one rank
+ * alone plus by one of conc ranks at once: which of two probes found the file system faster. */
+static double fs_reference(const mcio_cost_table *t, int op)
+{
+    double mib = (double)(1 << 20);
+    return t->call[op][0] + t->call[op][1] + mib * (t->byte[op][0] + t->byte[op][1]);
+}
 
 int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *probed,
                         mcio_cost_table *out)
@@ -641,9 +650,21 @@ int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *pr
         if (concurrent && cached->conc != probed->conc)
             continue;
         slower += *v > 2 * *c;
-        if (*c < *v)
+        if (*c < *v && i >= FS_KEYS) /* the file system's: below, by operation */
             *v = *c;
     }
+    /* An operation's four file-system figures are kept together, from the probe that found
+     * them cheaper: the choice between independent access and aggregation rests on the ratio
+     * of the concurrent figures to the lone ones, which only one probe's figures hold. Taken
+     * figure by figure (this host's GlusterFS, 4 probes), the lone read of a quiet moment sat
+     * beside concurrent reads of other probes: with either probe's own four figures, reads of
+     * contiguous, ior, hacc-aos, mpi-io-test and tapioca went independent (measured 3-4x
+     * faster than one aggregator), with the mix they all aggregated. With another conc
+     * (another layout) they are the probe's. */
+    for (int op = 0; cached->conc == probed->conc && op < 2; op++)
+        if (fs_reference(cached, op) < fs_reference(probed, op))
+            for (int c = 0; c < 2; c++)
+                x.call[op][c] = cached->call[op][c], x.byte[op][c] = cached->byte[op][c];
     x.probes = (cached->probes > 0 ? cached->probes : 1) + 1;
     x.load = probed->load;
     *out = x;
