@@ -82,19 +82,18 @@ void mcio_engine_plan_free(mcio_plan p)
     }
 }
 
-/*
- * Receive and drop a message we have no memory for: a too-small receive consumes it with a
- * truncation error, which we ask MPI to return rather than abort on.
- */
-static void drain_message(MPI_Comm comm, int source, int tag)
+/* Receive and drop the n int64s of a list we have no memory for (mcio_sink_irecv), so that
+ * the sender's send completes. */
+static void drain_message(MPI_Comm comm, int source, int tag, int n)
 {
-    MPI_Errhandler old;
-    int64_t sink[1];
-    PMPI_Comm_get_errhandler(comm, &old);
-    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    PMPI_Recv(sink, 1, MPI_INT64_T, source, tag, comm, MPI_STATUS_IGNORE);
-    PMPI_Comm_set_errhandler(comm, old);
-    PMPI_Errhandler_free(&old);
+    int64_t sink[MCIO_SINK_BYTES / sizeof(int64_t)];
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Request req = MPI_REQUEST_NULL;
+    if (mcio_sink_irecv(sink, (int64_t)n * (int64_t)sizeof(int64_t), MPI_INT64_T, sizeof(int64_t),
+                        source, tag, comm, &type, &req) == MPI_SUCCESS) {
+        PMPI_Wait(&req, MPI_STATUS_IGNORE);
+        PMPI_Type_free(&type);
+    }
 }
 
 /* Buffers of the list exchange, allocated before the ranks agree to start it. */
@@ -153,19 +152,19 @@ static int receive_list(mcio_file fh, struct mcio_plan_s *p, list_bufs *b, const
     int s = status->MPI_SOURCE, n = 0;
     PMPI_Get_count(status, MPI_INT64_T, &n);
     int64_t *raw = malloc(((size_t)n + 1) * sizeof(int64_t));
-    if (!raw || p->my_domain < 0 || b->lists[s]) {
-        int st = raw ? MCIO_ERR_INTERNAL : MCIO_ERR_NOMEM;
-        snprintf(detail, MCIO_DETAIL_LEN, raw ? "unexpected list from rank %d"
-                                              : "out of memory receiving the list of rank %d", s);
-        free(raw);
-        drain_message(fh->comm, s, MCIO_TAG_LIST);
-        return st;
+    if (!raw) {
+        snprintf(detail, MCIO_DETAIL_LEN, "out of memory receiving the list of rank %d", s);
+        drain_message(fh->comm, s, MCIO_TAG_LIST, n);
+        return MCIO_ERR_NOMEM;
     }
     PMPI_Recv(raw, n, MPI_INT64_T, s, MCIO_TAG_LIST, fh->comm, MPI_STATUS_IGNORE);
     p->meta_recv += n * (int64_t)sizeof(int64_t);
     int st = MCIO_SUCCESS;
     int64_t np = mcio_sections_count(raw, n);
-    if (np < 0) {
+    if (p->my_domain < 0 || b->lists[s]) {
+        st = MCIO_ERR_INTERNAL;
+        snprintf(detail, MCIO_DETAIL_LEN, "unexpected list from rank %d", s);
+    } else if (np < 0) {
         st = MCIO_ERR_INTERNAL;
         snprintf(detail, MCIO_DETAIL_LEN, "malformed list from rank %d", s);
     } else if (!(b->lists[s] = malloc(((size_t)np + 1) * sizeof(mcio_piece)))) {
