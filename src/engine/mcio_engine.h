@@ -126,6 +126,9 @@ struct mcio_file_s {
     int64_t cost_date;    /* when they were measured (seconds since the epoch), 0: never */
     int cost_kept;        /* figures this open's probe measured more than twice the cache's,
                              which the cache kept (mcio_cost_keep_best) */
+    char *cbuf_kept;      /* the last call's collective buffer, kept for the next (its pages
+                             already faulted in: mcio_twophase.c), or NULL */
+    size_t cbuf_kept_len; /* its bytes */
 };
 
 /* Where a file's cost table came from. */
@@ -136,6 +139,10 @@ enum mcio_cost_source {
     MCIO_COST_PINNED        /* the file MCIO_CALIBRATION names */
 };
 const char *mcio_cost_source_name(int s);
+
+/* Release the collective buffer the file handle keeps between calls (at close, and where
+ * memory is short). */
+void mcio_engine_cbuf_release(mcio_file fh);
 
 /*
  * Collective, at open: the cost table of the file's file system, into fh->cost: the file
@@ -153,6 +160,9 @@ void mcio_calibrate_file(mcio_file fh, const char *path);
 int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out);
 
 /* A plan: the metadata exchange and planning of one access pattern, done once. */
+/* The sink of receives without room (mcio_sink_irecv), bytes. */
+#define MCIO_SINK_BYTES 4096
+
 struct mcio_plan_s {
     mcio_file fh;
     mcio_extent *ext; /* this rank's normalized extents; mem relative to the call's base */
@@ -166,6 +176,7 @@ struct mcio_plan_s {
                           own pieces (fd then lists them, one domain per rank, for the stats) */
     char *cbuf;        /* the collective buffer, fd.window[my_domain] bytes at most */
     char *cbuf_mem;    /* its allocation (cbuf may start a few bytes in: direct I/O) */
+    size_t cbuf_cap;   /* the allocation's bytes (a kept buffer may be larger than needed) */
     int64_t cbuf_len;
     mcio_piece *runs;  /* scratch for one round: its runs, datatype arrays, requests */
     int *blocklens;
@@ -173,7 +184,8 @@ struct mcio_plan_s {
     MPI_Request *reqs;
     MPI_Datatype *types;
     void **standin;    /* [requests of a round] stand-in receive buffers of a failed exchange,
-                          NULL otherwise (mcio_exchange_post_group) */
+                          NULL otherwise (mcio_exchange_round) */
+    char sink[MCIO_SINK_BYTES]; /* stand-in receives without memory (mcio_sink_irecv) */
     double t_metadata, t_plan;
     /* This rank's metadata traffic while the plan was made (MCIO_STATS' metadata_*): bytes
      * sent and received (an allgather counts its record once per other rank) and the
@@ -280,21 +292,28 @@ extern const mcio_executor mcio_exec_pipeline;
 const mcio_executor *mcio_executor_of(mcio_plan p);
 
 /*
- * Post the messages of group gi of a schedule to or from peer (sends when send is set, else
- * receives), with the piece memory relative to base; appends requests and datatypes to the
- * plan's scratch arrays at *nreq (datatypes that are not MPI_BYTE are freed by the caller
- * after the wait). Communicates (nonblocking). Returns MCIO_SUCCESS, or MCIO_ERR_MPI with
- * detail naming the MPI step that failed (building the group's datatype, posting it): a
- * stand-in message then takes the group's place, so that the peer is not left waiting, and the
- * round's wait must be told (mcio_exchange_wait's failed).
+ * The two-sided exchange of round k (mcio_rounds.c), for both executors: receive groups
+ * [gr, gr1) into or from the aggregator's round buffer cbuf, send groups [gs, gs1) from or
+ * into user memory at base; this rank's pieces for its own domain are copied between them,
+ * unless direct (already moved between user memory and the file). Communicates (nonblocking
+ * point to point, then a wait that yields the processor). A message that cannot be posted as
+ * planned (its datatype, its post) is replaced by a stand-in so that its peer is not left
+ * waiting; returns the first such failure with detail ("round k: ..."), MCIO_SUCCESS
+ * otherwise; every message is completed either way.
  */
-int mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
-                             int send, int *nreq, char detail[MCIO_DETAIL_LEN]);
+int mcio_exchange_round(mcio_plan p, int write, char *base, char *cbuf, int k, int64_t gs,
+                        int64_t gs1, int64_t gr, int64_t gr1, int direct,
+                        char detail[MCIO_DETAIL_LEN]);
 
-/* Wait for the n requests of an exchange round of p, yielding the processor between polls;
- * failed: some of them are mcio_exchange_post_group's stand-ins (their buffers are freed here,
- * their errors returned, not raised). Communicates. */
-void mcio_exchange_wait(mcio_plan p, int n, int failed);
+/*
+ * Post a receive of a message of bytes bytes (elements elem of elem_size bytes, as sent) from
+ * peer that has no room: every MCIO_SINK_BYTES block of it lands on sink, which must hold
+ * MCIO_SINK_BYTES and outlive the request; *type (committed here) is freed by the caller after
+ * the wait. Never writes outside sink, unlike a truncating receive (mcio_rounds.c). Returns an
+ * MPI error code (on failure nothing is posted and *type is not set).
+ */
+int mcio_sink_irecv(void *sink, int64_t bytes, MPI_Datatype elem, int elem_size, int peer, int tag,
+                    MPI_Comm comm, MPI_Datatype *type, MPI_Request *req);
 
 /* Do the runs of a round have holes small enough to read-modify-write its whole span? */
 int mcio_round_use_span(const mcio_piece *runs, int64_t nruns);

@@ -108,6 +108,7 @@ static void file_free(mcio_file f)
         return;
     mcio_node_gather_free(&f->node_gather);
     mcio_machine_free(&f->machine);
+    mcio_engine_cbuf_release(f);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
     free(f->path);

@@ -469,7 +469,7 @@ static void main_wait(pipe_io *io, int (*done)(const pipe_io *, int64_t), int64_
             if (io->threaded)
                 pthread_cond_broadcast(&io->cv); /* the thread may be waiting for a free slot */
         } else if (io->threaded) {
-            /* Poll, yielding the processor, as the MPI waits do (mcio_exchange_wait). Asleep on
+            /* Poll, yielding the processor, as the MPI waits do (mcio_exchange_round's wait). Asleep on
              * the condition variable the main thread woke in tens of microseconds when a core
              * was free, but up to 2 ms after the prepare it waited for when a core was not
              * (measured on a 2-core host), and a read's exchange is on the critical path. */
@@ -642,13 +642,13 @@ static void pipe_trace_print(const pipe_io *io, int64_t t0)
 
 /* Main thread: the exchange failed (detail); the first failure of the call is kept, and no
  * file access starts after it (run_task), while the exchanges still complete. */
-static void exchange_failed(pipe_io *io, int st, int k, const char *detail)
+static void exchange_failed(pipe_io *io, int st, const char *detail)
 {
     if (io->threaded)
         pthread_mutex_lock(&io->mu);
     if (io->status == MCIO_SUCCESS) {
         io->status = st;
-        snprintf(io->detail, MCIO_DETAIL_LEN, "round %d: %.230s", k, detail);
+        snprintf(io->detail, MCIO_DETAIL_LEN, "%s", detail);
     }
     if (io->threaded)
         pthread_mutex_unlock(&io->mu);
@@ -656,10 +656,8 @@ static void exchange_failed(pipe_io *io, int st, int k, const char *detail)
 
 static int64_t exchange_p2p(mcio_plan p, pipe_io *io, int write, char *base, int64_t *wait_ns)
 {
-    mcio_file fh = p->fh;
-    const mcio_fdplan *fd = &p->fd;
     int64_t t_exch = 0, gs = 0, gr = 0;
-    for (int k = 0; k < fd->max_rounds; k++) {
+    for (int k = 0; k < p->fd.max_rounds; k++) {
         int64_t gs1 = gs, gr1 = gr;
         while (gs1 < p->send.ngroups && p->send.round[gs1] == k)
             gs1++;
@@ -668,37 +666,10 @@ static int64_t exchange_p2p(mcio_plan p, pipe_io *io, int write, char *base, int
         int mine = k < io->nrounds;
         char *slot = mine ? wait_prepared(io, k, wait_ns) : NULL;
         int64_t t = now_ns();
-        int nreq = 0, st = MCIO_SUCCESS, pst;
         char why[MCIO_DETAIL_LEN];
-        for (int64_t g = gr; g < gr1; g++) {
-            if (p->recv.peer[g] == fh->rank)
-                continue; /* my own pieces are copied below */
-            pst = mcio_exchange_post_group(p, &p->recv, g, slot, p->recv.peer[g], !write, &nreq,
-                                           why);
-            if (pst != MCIO_SUCCESS && st == MCIO_SUCCESS)
-                st = pst, exchange_failed(io, st, k, why);
-        }
-        for (int64_t g = gs; g < gs1; g++) {
-            int dom = p->send.peer[g], agg = fd->agg_rank[dom];
-            if (agg != fh->rank) {
-                pst = mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq, why);
-                if (pst != MCIO_SUCCESS && st == MCIO_SUCCESS)
-                    st = pst, exchange_failed(io, st, k, why);
-                continue;
-            }
-            int64_t w0 = fd->win_start[dom] + (int64_t)k * fd->window[dom];
-            for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
-                const mcio_piece *pc = &p->send.pieces[i];
-                if (write)
-                    memcpy(slot + (pc->off - w0), PIECE_ADDR(base, pc->mem), (size_t)pc->len);
-                else
-                    memcpy(PIECE_ADDR(base, pc->mem), slot + (pc->off - w0), (size_t)pc->len);
-            }
-        }
-        mcio_exchange_wait(p, nreq, st != MCIO_SUCCESS);
-        for (int i = 0; i < nreq; i++)
-            if (p->types[i] != MPI_BYTE)
-                PMPI_Type_free(&p->types[i]);
+        int st = mcio_exchange_round(p, write, base, slot, k, gs, gs1, gr, gr1, 0, why);
+        if (st != MCIO_SUCCESS)
+            exchange_failed(io, st, why);
         t_exch += now_ns() - t;
         if (mine)
             release(io, k);
@@ -779,10 +750,10 @@ static void access_rma(mcio_plan p, pipe_io *io, int64_t gs, int64_t gs1, int k,
             int len = 0;
             PMPI_Error_string(rc, msg, &len);
             snprintf(why, sizeof why,
-                     "exchange with rank %d: %s of %" PRId64 " pieces (%" PRId64
+                     "round %d: exchange with rank %d: %s of %" PRId64 " pieces (%" PRId64
                      " bytes) failed: %.120s",
-                     agg, step, n, p->send.bytes[g], msg);
-            exchange_failed(io, MCIO_ERR_MPI, k, why);
+                     k, agg, step, n, p->send.bytes[g], msg);
+            exchange_failed(io, MCIO_ERR_MPI, why);
         }
     }
 }

@@ -31,11 +31,11 @@ static int64_t ns_since(double t0)
  * or, when ranks outnumber cores, the rank that holds the data. Open MPI's
  * mpi_yield_when_idle does the same for all of a program's waits. Not a sleep: large messages
  * move only while someone polls. */
-void mcio_exchange_wait(mcio_plan p, int n, int failed)
+static void exchange_wait(mcio_plan p, int n, int failed)
 {
     MPI_Request *reqs = p->reqs;
     if (failed) {
-        /* A round in which a message could not be posted as planned (mcio_exchange_post_group):
+        /* A round in which a message could not be posted as planned (post_group):
          * a stand-in may end in error (a 0-byte receive, truncated), which the communicator's
          * handler must not turn into an abort. One wait per request (each completes and is
          * freed, error or not); every message was posted before, so the order cannot deadlock. */
@@ -66,6 +66,35 @@ void mcio_exchange_wait(mcio_plan p, int n, int failed)
 }
 
 /*
+ * Receiving a message without room for it. A receive shorter than the message (MPI's
+ * truncation) is not safe: Open MPI 4.1 writes a message above its eager size past the buffer
+ * anyway (seen with AddressSanitizer: 80 KB into an 8-byte buffer; MPICH keeps to the
+ * buffer). Instead the message is received whole through a datatype of blocks of
+ * MCIO_SINK_BYTES whose extent is 0: every block lands on the same sink, so the message is
+ * consumed at any length with MCIO_SINK_BYTES of memory. (The MPI standard calls a receive
+ * type with overlapping entries erroneous; Open MPI and MPICH receive through it correctly,
+ * checked under AddressSanitizer up to 8 MB.) elem: the sender's element type, of elem_size
+ * bytes. Returns an MPI error code.
+ */
+int mcio_sink_irecv(void *sink, int64_t bytes, MPI_Datatype elem, int elem_size, int peer, int tag,
+                    MPI_Comm comm, MPI_Datatype *type, MPI_Request *req)
+{
+    MPI_Datatype block;
+    int per = MCIO_SINK_BYTES / elem_size;
+    int rc = PMPI_Type_contiguous(per, elem, &block);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Type_create_resized(block, 0, 0, type);
+    PMPI_Type_free(&block);
+    if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(type)) != MPI_SUCCESS)
+        PMPI_Type_free(type);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int count = (int)((bytes + (int64_t)per * elem_size - 1) / ((int64_t)per * elem_size));
+    return PMPI_Irecv(sink, count, *type, peer, tag, comm, req);
+}
+
+/*
  * Post the one message of group gi (to or from peer): a send when send is set, else a receive.
  * Each (round, peer) pair exchanges exactly one message, so both sides agree without talking.
  * When the group's pieces lie back to back in this side's memory (a rank's packed buffer, the
@@ -75,8 +104,8 @@ void mcio_exchange_wait(mcio_plan p, int n, int failed)
  * Open MPI at 8 ranks: one message per group beats one message per large piece (fewer
  * rendezvous handshakes when ranks outnumber cores), docs/performance.md.
  */
-int mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
-                             int send, int *nreq, char detail[MCIO_DETAIL_LEN])
+static int post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
+                      int send, int *nreq, char detail[MCIO_DETAIL_LEN])
 {
     MPI_Comm comm = p->fh->comm;
     const mcio_piece *pc = &g->pieces[g->first[gi]];
@@ -118,11 +147,9 @@ int mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char
         return MCIO_SUCCESS;
     /* The message cannot go as planned; the peer waits for it all the same. A stand-in takes
      * its place: a send of 0 bytes (the peer's receive takes fewer bytes than it posted, which
-     * MPI allows), or a receive of its bytes into scratch memory, dropped after the wait. Only
-     * when that memory cannot be had, a receive of 0 bytes, which the message completes
-     * truncated; Open MPI 4.1 then writes a message above its eager size past the buffer
-     * anyway (seen with AddressSanitizer), so the scratch comes first. The call has failed on
-     * this rank, and the ranks agree on that after the exchange. */
+     * MPI allows), or a receive of its bytes into scratch memory, dropped after the wait, or,
+     * when that memory cannot be had, into the plan's sink (mcio_sink_irecv). The call has
+     * failed on this rank, and the ranks agree on that after the exchange. */
     char msg[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
     PMPI_Error_string(rc, msg, &len);
@@ -133,11 +160,12 @@ int mcio_exchange_post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char
     *req = MPI_REQUEST_NULL;
     if (send) {
         PMPI_Isend(p->blocklens, 0, MPI_BYTE, peer, MCIO_TAG_DATA, comm, req);
-    } else {
-        char *scratch = malloc((size_t)g->bytes[gi]);
-        p->standin[*nreq - 1] = scratch;
-        PMPI_Irecv(scratch ? scratch : (char *)p->blocklens, scratch ? (int)g->bytes[gi] : 0,
-                   MPI_BYTE, peer, MCIO_TAG_DATA, comm, req);
+    } else if ((p->standin[*nreq - 1] = malloc((size_t)g->bytes[gi]))) {
+        PMPI_Irecv(p->standin[*nreq - 1], (int)g->bytes[gi], MPI_BYTE, peer, MCIO_TAG_DATA, comm,
+                   req);
+    } else if (mcio_sink_irecv(p->sink, g->bytes[gi], MPI_BYTE, 1, peer, MCIO_TAG_DATA, comm, type,
+                               req) != MPI_SUCCESS) {
+        *type = MPI_BYTE; /* nothing to free; the peer's send cannot complete: MPI is failing */
     }
     return MCIO_ERR_MPI;
 }
@@ -202,12 +230,16 @@ static int direct_access(mcio_plan p, int write, char *base, int64_t gs, int64_t
     return st;
 }
 
-/* The exchange of round k: the aggregator's side (receive groups [gr, gr1)), then this rank's
- * pieces (send groups [gs, gs1)); its pieces for its own domain are copied, or, direct, were
- * already moved. Returns MCIO_SUCCESS, or the first message that could not be posted (detail);
- * every message is completed either way. */
-static int exchange_round(mcio_plan p, int write, char *base, int k, int64_t gs, int64_t gs1,
-                          int64_t gr, int64_t gr1, int direct, char detail[MCIO_DETAIL_LEN])
+/*
+ * The two-sided exchange of round k, for both executors: the aggregator's side (receive groups
+ * [gr, gr1), its round's data in cbuf), then this rank's pieces (send groups [gs, gs1), in user
+ * memory at base); its pieces for its own domain are copied between base and cbuf, unless
+ * direct (they were moved between user memory and the file already). Returns MCIO_SUCCESS, or
+ * the first message that could not be posted (detail); every message is completed either way.
+ */
+int mcio_exchange_round(mcio_plan p, int write, char *base, char *cbuf, int k, int64_t gs,
+                        int64_t gs1, int64_t gr, int64_t gr1, int direct,
+                        char detail[MCIO_DETAIL_LEN])
 {
     mcio_file fh = p->fh;
     const mcio_fdplan *fd = &p->fd;
@@ -216,8 +248,7 @@ static int exchange_round(mcio_plan p, int write, char *base, int k, int64_t gs,
     for (int64_t g = gr; g < gr1; g++) {
         if (p->recv.peer[g] == fh->rank)
             continue; /* copied below, from the sender's side */
-        pst = mcio_exchange_post_group(p, &p->recv, g, p->cbuf, p->recv.peer[g], !write, &nreq,
-                                       why);
+        pst = post_group(p, &p->recv, g, cbuf, p->recv.peer[g], !write, &nreq, why);
         if (pst != MCIO_SUCCESS && st == MCIO_SUCCESS)
             st = pst, snprintf(detail, MCIO_DETAIL_LEN, "round %d: %.230s", k, why);
     }
@@ -230,17 +261,17 @@ static int exchange_round(mcio_plan p, int write, char *base, int k, int64_t gs,
             for (int64_t i = p->send.first[g]; i < p->send.first[g + 1]; i++) {
                 const mcio_piece *pc = &p->send.pieces[i];
                 if (write)
-                    memcpy(p->cbuf + (pc->off - w0), PIECE_ADDR(base, pc->mem), (size_t)pc->len);
+                    memcpy(cbuf + (pc->off - w0), PIECE_ADDR(base, pc->mem), (size_t)pc->len);
                 else
-                    memcpy(PIECE_ADDR(base, pc->mem), p->cbuf + (pc->off - w0), (size_t)pc->len);
+                    memcpy(PIECE_ADDR(base, pc->mem), cbuf + (pc->off - w0), (size_t)pc->len);
             }
             continue;
         }
-        pst = mcio_exchange_post_group(p, &p->send, g, base, agg, write, &nreq, why);
+        pst = post_group(p, &p->send, g, base, agg, write, &nreq, why);
         if (pst != MCIO_SUCCESS && st == MCIO_SUCCESS)
             st = pst, snprintf(detail, MCIO_DETAIL_LEN, "round %d: %.230s", k, why);
     }
-    mcio_exchange_wait(p, nreq, st != MCIO_SUCCESS);
+    exchange_wait(p, nreq, st != MCIO_SUCCESS);
     for (int i = 0; i < nreq; i++)
         if (p->types[i] != MPI_BYTE)
             PMPI_Type_free(&p->types[i]);
@@ -285,7 +316,7 @@ static int rounds_run(mcio_plan p, int write, char *base, mcio_exec_times *times
         t = PMPI_Wtime();
         /* After a failed exchange, no more file access (its data is not all there): the
          * exchanges still complete, and the ranks agree after the call. */
-        int x_st = exchange_round(p, write, base, k, gs, gs1, gr, gr1, direct,
+        int x_st = mcio_exchange_round(p, write, base, p->cbuf, k, gs, gs1, gr, gr1, direct,
                                   io_st == MCIO_SUCCESS ? detail : scratch);
         if (io_st == MCIO_SUCCESS)
             io_st = x_st;

@@ -219,13 +219,16 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
 #else
     if (!all || !index || !m->rank_extents || !m->probe_all)
         mine[3] = MCIO_ERR_NOMEM;
-    /* The allgather also agrees on errors: a rank that failed to allocate sends its status. */
-    int fallback[4];
-    PMPI_Allgather(mine, 4, MPI_INT, all ? all : fallback, 4, MPI_INT, comm);
-    if (!all) {
+    /* The allgather needs room for every rank's record on every rank: agree on that first (a
+     * rank without it cannot take part). Then the allgather agrees on the other errors. */
+    int have = all != NULL, everyone = 0;
+    PMPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, comm);
+    if (!everyone) {
         status = MCIO_ERR_NOMEM;
-        goto done; /* the other ranks learn it from what we sent */
+        describe_failure(status, memdetail, binding, detail);
+        goto done;
     }
+    PMPI_Allgather(mine, 4, MPI_INT, all, 4, MPI_INT, comm);
 #endif
     for (int r = 0; r < nprocs; r++)
         if (all[4 * r + 3] != MCIO_SUCCESS && status == MCIO_SUCCESS)
