@@ -284,6 +284,21 @@ static inline void mt_ext_free(mt_extents *e)
     memset(e, 0, sizeof *e);
 }
 
+/* Every rank's extents all[0..n) and the array itself. */
+static inline void mt_ext_free_all(mt_extents *all, int n)
+{
+    for (int r = 0; all && r < n; r++)
+        mt_ext_free(&all[r]);
+    free(all);
+}
+
+/* MCIO_VIRTUAL_RANKS_PER_NODE, 0 when unset. */
+static inline int mt_virtual_per_node(void)
+{
+    const char *v = getenv("MCIO_VIRTUAL_RANKS_PER_NODE");
+    return v && *v ? atoi(v) : 0;
+}
+
 static inline int64_t mt_ext_bytes(const mt_extents *e)
 {
     int64_t b = 0;

@@ -79,12 +79,6 @@ static const memcase cases[] = {
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
-static int per_node(void)
-{
-    const char *v = getenv("MCIO_VIRTUAL_RANKS_PER_NODE");
-    return v && *v ? atoi(v) : 0;
-}
-
 /* The budget the test expects for node j: parsed here from the case, independently of mcio. */
 static int64_t expected_budget(const memcase *c, int j, int nnodes, int64_t got)
 {
@@ -119,7 +113,7 @@ static void check_stats(mcio_file fh, const memcase *c)
     mcio_stats s;
     if (CHECK_OK(mcio_file_get_stats(fh, &s)) != MCIO_SUCCESS)
         return;
-    int k = per_node(), n = mt.nprocs, nodes = (n + k - 1) / k, nah = atoi(c->nah);
+    int k = mt_virtual_per_node(), n = mt.nprocs, nodes = (n + k - 1) / k, nah = atoi(c->nah);
     CHECKF(s.nodes == nodes, "stats.nodes %d, expected %d", s.nodes, nodes);
     if (s.nodes != nodes)
         return;
@@ -199,16 +193,14 @@ static void run(int w, const memcase *c)
     mt_remove(path);
 out:
     mt_info_free(&info);
-    for (int r = 0; r < n; r++)
-        mt_ext_free(&all[r]);
-    free(all);
+    mt_ext_free_all(all, n);
     mt.ctx = NULL;
 }
 
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "mpi_memory");
-    if (per_node() < 1) {
+    if (mt_virtual_per_node() < 1) {
         if (mt.rank == 0)
             fprintf(stderr, "mpi_memory: run with MCIO_VIRTUAL_RANKS_PER_NODE set\n");
         MPI_Finalize();

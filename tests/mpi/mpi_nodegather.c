@@ -15,12 +15,6 @@
 
 #define HEADER 256
 
-static int per_node(void)
-{
-    const char *v = getenv("MCIO_VIRTUAL_RANKS_PER_NODE");
-    return v && *v ? atoi(v) : 0;
-}
-
 static uint8_t record_byte(int rank, size_t i)
 {
     return (uint8_t)mt_mix(((uint64_t)rank << 20) ^ (uint64_t)i);
@@ -159,16 +153,14 @@ static void io_once(const char *strategy, int on, planned out[2])
     }
     mt_remove(path);
     mt_info_free(&info);
-    for (int r = 0; r < n; r++)
-        mt_ext_free(&all[r]);
-    free(all);
+    mt_ext_free_all(all, n);
     mt.ctx = NULL;
 }
 
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "mpi_nodegather");
-    if (per_node() < 2) {
+    if (mt_virtual_per_node() < 2) {
         if (mt.rank == 0)
             fprintf(stderr, "mpi_nodegather: run with MCIO_VIRTUAL_RANKS_PER_NODE >= 2\n");
         MPI_Finalize();
