@@ -23,7 +23,8 @@ cd "$root"
 metadata() {
   # 4,096 ranks and more: collectives of few messages (docs/simulation.md, "The settings")
   local tmp b out=out/sim-scale-meta.json
-  local big=(--smpi-cfg smpi/allgather:GB --smpi-cfg smpi/allgatherv:GB --smpi-cfg smpi/allreduce:redbcast)
+  local big=(--smpi-cfg smpi/allgather:GB --smpi-cfg smpi/allgatherv:GB --smpi-cfg smpi/allreduce:redbcast
+             --smpi-cfg smpi/barrier:ompi_tree)
   tmp=$(mktemp -d)
   git -C "$root" worktree add --detach "$tmp/src" HEAD >/dev/null
   git -C "$tmp/src" apply "$root/tools/sim/metadata-before.patch"
