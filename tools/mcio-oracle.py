@@ -6,8 +6,12 @@ testbed, MPICH at 2 ranks on /tmp), writes and reads, it runs mcio's default (no
 cost model chooses per call), mcio's hand-picked configurations under the pre-model default
 strategy `fit` (aggregated, independent, pipeline depth 2 and 4, the memory strategy, 1/2/4
 aggregators per node) and the MPI library's own collective I/O (ROMIO; Open MPI's OMPIO too).
-Configurations take turns within each repetition (interleaved), and every figure is a median.
-The default is timed without MCIO_STATS (whose gathers and file appends cost a few collectives
+Configurations take turns within each repetition (interleaved), each repetition starting one
+configuration further on (rotated: no configuration always runs first, right after the
+previous repetition's), and every figure is a median.
+A control, default-again, runs the default once more as a configuration of its own: the
+same configuration measured twice, which tells how far noise alone puts a configuration from
+the best of the others. The default is timed without MCIO_STATS (whose gathers and file appends cost a few collectives
 per call); a separate untimed run of it with MCIO_STATS gives the model's choices and predicted
 times.
 mcio-bench verifies every byte of every write and read. Each run warms every case up first
@@ -134,7 +138,7 @@ def run(args):
     sites = args.sites.split(",")
     patterns = args.patterns.split(",")
     doc = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
-           "warmup": not args.cold,
+           "warmup": not args.cold, "order": "rotated",
            "patterns": patterns, "sites": {s: SITES[s] for s in sites}, "runs": []}
     if args.merge:
         with open(args.merge) as f:
@@ -145,9 +149,14 @@ def run(args):
     plan = []
     for s in sites:
         site = SITES[s]
-        configs = [("default", [], None)] + [(k, v, None) for k, v in OWN.items()] + [
-            ("native-" + n, [], n) for n in site["natives"]] + [("default-stats", [], None)]
-        plan += [(s, rep, c) for rep in range(args.reps) for c in configs]
+        # default-again: the default once more, a control that is neither own nor native: how
+        # far the same configuration measured twice lands from the best own (the noise floor).
+        timed = [("default", [], None), ("default-again", [], None)] + [
+            (k, v, None) for k, v in OWN.items()] + [
+            ("native-" + n, [], n) for n in site["natives"]]
+        for rep in range(args.reps):
+            k = rep % len(timed)  # rotated; the untimed statistics run last
+            plan += [(s, rep, c) for c in timed[k:] + timed[:k] + [("default-stats", [], None)]]
     t0 = time.time()
     dirs = {}
     try:
@@ -232,8 +241,10 @@ def table(doc):
                 tm = nbytes[0] / (d * 2 ** 20) if nbytes and d else None  # the default's median
                 ch = choice.get((s, pat, op), [])
                 fit = m.get((s, pat, "fit", op))
+                again = m.get((s, pat, "default-again", op))
                 rows.append({"site": s, "pattern": pat, "op": op, "default": d,
                              "ratio_fit": d / fit if fit else None,
+                             "again_own": again / best if again else None,
                              "choice": max(set(ch), key=ch.count) if ch else "",
                              "choices": len(set(ch)), "best_own": best, "best_own_config": bestc,
                              "ratio_own": d / best, "native": nbest, "native_io": nc,
@@ -278,6 +289,13 @@ def report(args):
           "the best own configuration's interquartile range (below the bar, but not "
           "distinguishable from it by these repetitions)." % (
               "/".join(sorted({str(r["reps"]) for r in rows})), in_spread))
+    again = [r for r in rows if r["again_own"] is not None]
+    if again:
+        print("The control (the default measured again, as another configuration of the same "
+              "runs): %d of %d cases at 0.9 of the best own configuration; default-again/best "
+              "own %s." % (sum(r["again_own"] >= 0.9 for r in again), len(again), ", ".join(
+                  "%s %s %s %.2f" % (r["site"], r["pattern"], r["op"], r["again_own"])
+                  for r in again if r["again_own"] < 0.9) or "never below 0.9"))
     if fits:
         print("Against the default it replaced (fit): median %.2f, %d of %d at least 0.9."
               % (statistics.median(fits), sum(x >= 0.9 for x in fits), len(fits)))

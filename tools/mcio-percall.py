@@ -4,14 +4,15 @@
 Interleaved runs of mcio-bench (Open MPI, 8 ranks oversubscribed, 2 MiB per rank, files in a
 temporary directory under --dir), each run --calls calls of every pattern; prints, per pattern,
 operation and configuration, the median bandwidth of all calls and the median of each run's
-t_metadata (the slowest rank's collectives before a byte moves, mcio_file_get_stats, as
+t_metadata (the slowest rank's collectives before a byte moves) and t_io (its file access), as
 MCIO_STATS records it; mcio-bench reports each run's median).
 
-  tools/mcio-percall.py [--reps 7] [--patterns ior,hacc-soa] [--base DIR]
+  tools/mcio-percall.py [--reps 7] [--patterns ior,hacc-soa] [--base DIR] [--own NAME=HINTS]
 
 --base DIR: a copy of an earlier build's mcio-bench and libmcio.so (cp build/openmpi/mcio-bench
 build/openmpi/libmcio.so* DIR), run as "base-default" beside the current build: before and
-after in the same interleaved run. Files under /tmp live in the page cache; the host may be
+after in the same interleaved run. --own NAME=HINT,HINT: one more configuration of the
+current build (e.g. aggs2=mcio_strategy=fit,romio_cb_write=enable,romio_cb_read=enable,cb_nodes=2). Files under /tmp live in the page cache; the host may be
 shared, so compare the configurations of one run, not runs.
 """
 import argparse
@@ -32,11 +33,18 @@ def main():
     ap.add_argument("--patterns", default="ior,hacc-soa")
     ap.add_argument("--dir", default="/tmp")
     ap.add_argument("--base", help="an earlier build's mcio-bench and libmcio.so")
+    ap.add_argument("--own", action="append", default=[], metavar="NAME=HINT[,HINT...]",
+                    help="one more configuration of the current build, e.g. "
+                    "depth2=mcio_strategy=fit,romio_cb_write=enable,mcio_pipeline_depth=2 "
+                    "(repeatable)")
     a = ap.parse_args()
     build = os.path.join(ROOT, "build", "openmpi")
     # name -> (directory of mcio-bench, hints; None: native ROMIO)
     configs = {"default": (build, []), "fit-independent": (build, ["mcio_strategy=fit"] + DISABLE),
                "romio321": (build, None)}
+    for own in a.own:
+        name, _, hints = own.partition("=")
+        configs[name] = (build, hints.split(",") if hints else [])
     if a.base:
         configs["base-default"] = (os.path.abspath(a.base), [])
         configs["base-fit-independent"] = (os.path.abspath(a.base), ["mcio_strategy=fit"] + DISABLE)
@@ -66,24 +74,26 @@ def main():
                         for op in ("write", "read"):
                             acc.setdefault((x["pattern"], op, name, "MiB/s"), []).extend(
                                 x[op + "_reps"])
-                            if x.get("mcio_times"):
-                                acc.setdefault((x["pattern"], op, name, "t_metadata ms"), []).append(
-                                    1e3 * x["mcio_times"][op]["t_metadata"])
+                            for t in ("t_metadata", "t_io") if x.get("mcio_times") else ():
+                                acc.setdefault((x["pattern"], op, name, t + " ms"), []).append(
+                                    1e3 * x["mcio_times"][op][t])
             print("round %d of %d done" % (rep + 1, a.reps), flush=True)
     finally:
         subprocess.run(["rm", "-rf", d])
-    print("| pattern | op | configuration | MiB/s median [q1-q3] | t_metadata ms median [q1-q3] |")
-    print("|---|---|---|---|---|")
+    print("| pattern | op | configuration | MiB/s median [q1-q3] | t_metadata ms median [q1-q3] "
+          "| t_io ms median [q1-q3] |")
+    print("|---|---|---|---|---|---|")
     for pat in a.patterns.split(","):
         for op in ("write", "read"):
             for name in configs:
                 bw = acc.get((pat, op, name, "MiB/s"), [])
                 tm = acc.get((pat, op, name, "t_metadata ms"), [])
+                ti = acc.get((pat, op, name, "t_io ms"), [])
                 cell = lambda v, f: ("%s [%s-%s]" % tuple(f % x for x in (  # noqa: E731
                     statistics.median(v), *statistics.quantiles(v, n=4, method="inclusive")[::2]))
                     if len(v) > 1 else "-")
-                print("| %s | %s | %s | %s | %s |" % (pat, op, name, cell(bw, "%.0f"),
-                                                      cell(tm, "%.2f")))
+                print("| %s | %s | %s | %s | %s | %s |" % (pat, op, name, cell(bw, "%.0f"),
+                                                           cell(tm, "%.2f"), cell(ti, "%.2f")))
 
 
 if __name__ == "__main__":

@@ -91,6 +91,9 @@ struct mcio_file_s {
     int64_t cost_date;    /* when they were measured (seconds since the epoch), 0: never */
     int cost_kept;        /* figures this open's probe measured more than twice the cache's,
                              which the cache kept (mcio_cost_keep_best) */
+    char *cbuf_kept;      /* the last call's collective buffer, kept for the next (its pages
+                             already faulted in: mcio_twophase.c), or NULL */
+    size_t cbuf_kept_len; /* its bytes */
 };
 
 /* Where a file's cost table came from. */
@@ -101,6 +104,10 @@ enum mcio_cost_source {
     MCIO_COST_PINNED        /* the file MCIO_CALIBRATION names */
 };
 const char *mcio_cost_source_name(int s);
+
+/* Release the collective buffer the file handle keeps between calls (at close, and where
+ * memory is short). */
+void mcio_engine_cbuf_release(mcio_file fh);
 
 /*
  * Collective, at open: the cost table of the file's file system, into fh->cost: the file
@@ -134,6 +141,7 @@ struct mcio_plan_s {
                           own pieces (fd then lists them, one domain per rank, for the stats) */
     char *cbuf;        /* the collective buffer, fd.window[my_domain] bytes at most */
     char *cbuf_mem;    /* its allocation (cbuf may start a few bytes in: direct I/O) */
+    size_t cbuf_cap;   /* the allocation's bytes (a kept buffer may be larger than needed) */
     int64_t cbuf_len;
     mcio_piece *runs;  /* scratch for one round: its runs, datatype arrays, requests */
     int *blocklens;

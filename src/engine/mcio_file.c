@@ -107,6 +107,7 @@ static void file_free(mcio_file f)
     if (!f)
         return;
     mcio_machine_free(&f->machine);
+    mcio_engine_cbuf_release(f);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
     free(f->path);

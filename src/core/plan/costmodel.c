@@ -33,6 +33,15 @@
  * with 8 ranks: 1 and 4 aggregators per node alike (the 4 share 2 cores), and depth 2 with one
  * aggregator per node 1.1-1.6x faster than depth 1 (docs/performance.md).
  *
+ * Writes to one file of a local file system take turns on its node: the kernel holds the
+ * file's inode lock for the whole of a buffered write (ext4_buffered_write_iter and
+ * generic_file_write_iter take inode_lock, XFS its IOLOCK exclusive), so a node's writers of
+ * the file copy into the page cache one at a time, whatever its cores; reads take no such lock
+ * and share the cores. The node's writes to the file thus take at least their sum. Measured on
+ * this 2-core host, 8 ranks, 2 MiB each, /tmp: independent writes of contiguous, ior, hacc-aos
+ * and mpi-io-test took 4.7-5.4 ms, the sum of the 8 ranks' writes (5.0-5.3 ms predicted), not
+ * that sum over 2 cores (2.5-2.7 ms; docs/performance.md, issue 20's fourth pass).
+ *
  * What the model does not see: caches warmed by a previous call, the I/O thread's contention
  * (mcio_io_thread stays the engine's own run-time choice), and servers shared between nodes.
  *
@@ -113,6 +122,13 @@ static int io_is_cpu(const mcio_cost_table *t)
     return t->cores > 0 && !t->remote;
 }
 
+/* Do a node's writes to the file take turns (the inode lock of a local file system, above)?
+ * Only where the model knows the machine (cores known) and the file system is this node's. */
+static int writes_take_turns(const mcio_cost_table *t, int write)
+{
+    return write && io_is_cpu(t);
+}
+
 static int64_t rank_extents(const mcio_topology *topo, int r)
 {
     return topo->rank_extents && topo->rank_extents[r] > 0 ? topo->rank_extents[r] : 1;
@@ -165,11 +181,13 @@ static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
         worst = alone > worst ? alone : worst;
         cpu[topo->node_of_rank[r]] += t;
     }
-    /* The node's streams share its client, and (the page cache's copies) its cores. */
+    /* The node's streams share its client, and (the page cache's copies) its cores; on a local
+     * file system its writes to the file take turns whatever the cores. */
+    int turns = writes_take_turns(in->cost, in->write);
     for (int j = 0; j < topo->nnodes; j++) {
         double t = active[j] > 0 ? cpu[j] / (double)active[j] : 0;
         if (io_is_cpu(in->cost))
-            t = cpu[j] / cores_for(in->cost, active[j]);
+            t = cpu[j] / (turns ? 1.0 : cores_for(in->cost, active[j]));
         worst = t > worst ? t : worst;
     }
     free(cpu);
@@ -297,10 +315,11 @@ static void walk_domains(const mcio_cost_inputs *in, const mcio_fdplan *fd, cons
 /* predict_plan's file access of each domain d with data (its rounds' calls and its span's
  * bytes, and for a write with holes the span read first: read-modify-write), as
  * predict_independent prices a rank's: at least the aggregator's time alone, and at least the
- * mean of its node's aggregators' shared times. aggs[node]: the node's aggregators with data.
- * 0 or MCIO_ERR_NOMEM. */
+ * mean of its node's aggregators' shared times. aggs[node]: the node's aggregators with data;
+ * turns[node] (added to): the node's writes to the file where they take turns
+ * (writes_take_turns). 0 or MCIO_ERR_NOMEM. */
 static int domains_io(const mcio_cost_inputs *in, const mcio_fdplan *fd, const double *bytes,
-                      const int *aggs, double *io)
+                      const int *aggs, double *io, double *turns)
 {
     const mcio_topology *topo = in->topo;
     const mcio_cost_table *t = in->cost;
@@ -316,6 +335,8 @@ static int domains_io(const mcio_cost_inputs *in, const mcio_fdplan *fd, const d
             double span = (double)(fd->win_end[d] - fd->win_start[d]), rounds = fd->rounds[d];
             double alone, shared, ra = 0, rs = 0;
             stream_cost(t, op, aggs[j], rounds, span, &alone, &shared);
+            if (pass == 0 && writes_take_turns(t, in->write))
+                turns[j] += shared; /* the node's writes to the file, one after another */
             if (in->write && bytes[d] < 0.999 * span)
                 stream_cost(t, MCIO_COST_READ, aggs[j], rounds, span, &ra, &rs);
             alone += ra, shared += rs;
@@ -354,11 +375,12 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
     int *aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
     int *ranks = calloc((size_t)topo->nnodes + 1, sizeof(int));
     double *cpu = calloc((size_t)topo->nnodes + 1, sizeof(double));
+    double *turns = calloc((size_t)topo->nnodes + 1, sizeof(double)); /* a node's writes */
     mcio_reqmap map = {0};
     double worst = 0;
     int st = MCIO_SUCCESS;
-    if (!bytes || !remote || !msgs || !iod || !prefix || !starts || !ends || !own || !aggs || !ranks ||
-        !cpu ||
+    if (!bytes || !remote || !msgs || !iod || !prefix || !starts || !ends || !own || !aggs ||
+        !ranks || !cpu || !turns ||
         mcio_reqmap_build(n, in->sum, &map) != MCIO_SUCCESS) {
         st = MCIO_ERR_NOMEM;
         goto done;
@@ -377,7 +399,7 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
     for (int r = 0; r < n; r++)
         ranks[topo->node_of_rank[r]]++;
-    if (domains_io(in, fd, bytes, aggs, iod) != MCIO_SUCCESS) {
+    if (domains_io(in, fd, bytes, aggs, iod, turns) != MCIO_SUCCESS) {
         st = MCIO_ERR_NOMEM;
         goto done;
     }
@@ -401,10 +423,12 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
         worst = td > worst ? td : worst;
         cpu[topo->node_of_rank[fd->agg_rank[d]]] += ex + (io_is_cpu(t) ? io : 0);
     }
-    /* A node's ranks share its cores: its CPU work takes at least its share of each. */
+    /* A node's ranks share its cores: its CPU work takes at least its share of each; its
+     * aggregators' writes to the file take turns. */
     for (int j = 0; t->cores > 0 && j < topo->nnodes; j++) {
         double tc = cpu[j] / cores_for(t, ranks[j]);
         worst = tc > worst ? tc : worst;
+        worst = turns[j] > worst ? turns[j] : worst;
     }
 done:
     mcio_reqmap_free(&map);
@@ -419,6 +443,7 @@ done:
     free(aggs);
     free(ranks);
     free(cpu);
+    free(turns);
     *seconds = worst + COLL_AGGREGATED * t->coll;
     return st;
 }
