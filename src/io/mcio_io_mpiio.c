@@ -49,8 +49,29 @@ static int mpiio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
         return MCIO_ERR_NOMEM;
     }
     strcpy(s->path, path);
+    /* A file to create is created by rank 0 alone and closed, then opened by all without
+     * MPI_MODE_CREATE: no rank then holds the descriptor that created it while the others
+     * open it. Open MPI's OMPIO keeps rank 0's creating descriptor, and GlusterFS's FUSE
+     * client (direct-io-mode=enable) gives the opens made meanwhile the kernel's page cache,
+     * not the bricks (mcio_io_posix.c says what that did). The creation's error class, rank
+     * 0's, is every rank's. */
+    int rc = MPI_SUCCESS, rank, cls = MPI_SUCCESS;
+    PMPI_Comm_rank(comm, &rank);
+    if (amode & MPI_MODE_CREATE) {
+        MPI_File made;
+        if (rank == 0 && (rc = PMPI_File_open(MPI_COMM_SELF, path,
+                                              amode & ~MPI_MODE_DELETE_ON_CLOSE, info,
+                                              &made)) == MPI_SUCCESS)
+            rc = PMPI_File_close(&made);
+        if (rc != MPI_SUCCESS)
+            PMPI_Error_class(rc, &cls);
+        PMPI_Bcast(&cls, 1, MPI_INT, 0, comm);
+        rc = cls;
+        amode &= ~(MPI_MODE_CREATE | MPI_MODE_EXCL);
+    }
     /* MPI_File_open is collective and returns the same class on every rank. */
-    int rc = PMPI_File_open(comm, path, amode, info, &s->fh);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_File_open(comm, path, amode, info, &s->fh);
     if (rc != MPI_SUCCESS) {
         describe(rc, "open", path, detail);
         free(s);

@@ -169,6 +169,21 @@ static int node_tables_alloc(mcio_machine *m, int nprocs)
            m->node_mem_used && m->rank_order && m->node_first && m->probe_node;
 }
 
+#ifndef MCIO_SIMULATE
+/* Every rank's 4-int record into all (NULL where this rank could not allocate it). The
+ * allgather needs room for every record on every rank: the ranks agree on that first (a rank
+ * without it cannot take part), then the records carry the other errors. Collective. */
+static int gather_records(MPI_Comm comm, const int mine[4], int *all)
+{
+    int have = all != NULL, everyone = 0;
+    PMPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, comm);
+    if (!everyone)
+        return MCIO_ERR_NOMEM;
+    PMPI_Allgather(mine, 4, MPI_INT, all, 4, MPI_INT, comm);
+    return MCIO_SUCCESS;
+}
+#endif
+
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
 {
     int rank, nprocs, status = MCIO_SUCCESS;
@@ -219,16 +234,10 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
 #else
     if (!all || !index || !m->rank_extents || !m->probe_all)
         mine[3] = MCIO_ERR_NOMEM;
-    /* The allgather needs room for every rank's record on every rank: agree on that first (a
-     * rank without it cannot take part). Then the allgather agrees on the other errors. */
-    int have = all != NULL, everyone = 0;
-    PMPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, comm);
-    if (!everyone) {
-        status = MCIO_ERR_NOMEM;
+    if ((status = gather_records(comm, mine, all)) != MCIO_SUCCESS) {
         describe_failure(status, memdetail, binding, detail);
         goto done;
     }
-    PMPI_Allgather(mine, 4, MPI_INT, all, 4, MPI_INT, comm);
 #endif
     for (int r = 0; r < nprocs; r++)
         if (all[4 * r + 3] != MCIO_SUCCESS && status == MCIO_SUCCESS)
