@@ -238,8 +238,12 @@ SMPI_CONFIG = [
 
 # Memory mappings the simulator holds per simulated rank: measured 11.3 at 1,080 ranks (12,182
 # mappings of smpimain during a run: each rank's stack and its copy of the program's globals,
-# besides the shared allocations' blocks); 16 leaves room.
-MAPS_PER_RANK = 16
+# besides the shared allocations' blocks). 16 did not last at 16,384 ranks: SMPI failed to map
+# a shared block ("Could not map folded virtual memory") at simulated rank 9,681 of the open,
+# with vm.max_map_count at 16 x 16,384 + 20,000 (each rank's shared wire buffers of the
+# gathers, mcio_machine_sim.h, and mcio-bench's data buffers add mappings); 32 leaves room
+# (mappings cost the kernel a little memory each, nothing else).
+MAPS_PER_RANK = 32
 
 
 def ensure_map_count(ranks):

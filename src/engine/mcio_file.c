@@ -189,16 +189,9 @@ static mcio_file summaries_alloc(MPI_Comm dup, mcio_file f)
     return f;
 }
 
-int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
+/* Collective: the file's own communicator, comm's ranks in a context of their own. */
+static MPI_Comm private_comm(MPI_Comm comm)
 {
-    char detail[MCIO_DETAIL_LEN] = "";
-    int st = MCIO_SUCCESS;
-    if (!fh) /* cannot even report to the others without a place for the handle: still agree */
-        st = MCIO_ERR_ARG, snprintf(detail, sizeof detail, "fh is NULL");
-    else
-        *fh = MCIO_FILE_NULL;
-    if (comm == MPI_COMM_NULL)
-        return mcio_error_set(MCIO_ERR_ARG, "comm is MPI_COMM_NULL");
     MPI_Comm dup;
 #ifdef MCIO_SIMULATE
     /* SMPI's MPI_Comm_dup copies the group for every simulated rank, ranks^2 entries built one
@@ -211,6 +204,20 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
 #else
     PMPI_Comm_dup(comm, &dup);
 #endif
+    return dup;
+}
+
+int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
+{
+    char detail[MCIO_DETAIL_LEN] = "";
+    int st = MCIO_SUCCESS;
+    if (!fh) /* cannot even report to the others without a place for the handle: still agree */
+        st = MCIO_ERR_ARG, snprintf(detail, sizeof detail, "fh is NULL");
+    else
+        *fh = MCIO_FILE_NULL;
+    if (comm == MPI_COMM_NULL)
+        return mcio_error_set(MCIO_ERR_ARG, "comm is MPI_COMM_NULL");
+    MPI_Comm dup = private_comm(comm);
     mcio_file f = summaries_alloc(dup, calloc(1, sizeof(struct mcio_file_s)));
     if (!f || !f->summaries) {
         /* Still agree with the others over the duplicate, so that nobody hangs. */

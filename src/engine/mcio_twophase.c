@@ -521,6 +521,17 @@ void mcio_engine_fail_planning(int calls)
     fail_planning = calls;
 }
 
+/* The summaries' bytes this rank sent and received (MCIO_STATS): the flat allgather delivers
+ * its record to every other rank and theirs to it; the node-level step as it counts. */
+static void summaries_counted(mcio_file fh, mcio_plan p)
+{
+    p->meta_sent = p->meta_recv = (int64_t)(fh->nprocs - 1) * (int64_t)sizeof(mcio_rank_record);
+    if (fh->node_gather.on) {
+        p->meta_sent = mcio_node_gather_sent(&fh->node_gather, &fh->machine);
+        p->meta_recv = mcio_node_gather_received(&fh->node_gather, &fh->machine);
+    }
+}
+
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
                      const int64_t *mem, int write, int run_next, int local_status,
                      const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN])
@@ -558,12 +569,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         goto fail;
     }
     mcio_file_memory_combine(fh, where);
-    /* The allgather delivers this rank's record to every other rank and theirs to it. */
-    p->meta_sent = p->meta_recv = (int64_t)(fh->nprocs - 1) * (int64_t)sizeof rec;
-    if (fh->node_gather.on) {
-        p->meta_sent = mcio_node_gather_sent(&fh->node_gather, &fh->machine);
-        p->meta_recv = mcio_node_gather_received(&fh->node_gather, &fh->machine);
-    }
+    summaries_counted(fh, p);
     double t1 = PMPI_Wtime();
 
     /* 2. Planning: pure, the same on every rank; then this rank's schedule. An own-access plan
