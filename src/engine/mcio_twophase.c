@@ -28,8 +28,8 @@
 #include "mcio_sections.h"
 
 /* The collective buffer, page-aligned, and in transparent huge pages where the kernel offers
- * them (madvise mode included). A buffer is new memory at each call that plans (the C library
- * hands large blocks back to the system), and its first touch is a page fault per 4 KiB:
+ * them (madvise mode included). A new buffer (the C library hands large blocks back to the
+ * system; see cbuf_take for the one kept between calls) faults on its first touch, per 4 KiB:
  * measured here, the first pread into 16 MiB took 8-16 ms against 2 ms into touched memory,
  * 2.4 ms with huge pages. The pipelined executor holds depth sub-buffers, and its I/O thread
  * took those faults one sub-buffer after another at the start of every call, on the reads'
