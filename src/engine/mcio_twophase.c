@@ -59,9 +59,10 @@ static char *cbuf_alloc(size_t n)
  * set high), whether the cost model or the hints chose the plan; which of the two a process
  * got depended on what it had allocated before. So a call hands its buffer to the file handle
  * and the next call takes it when it is large enough (else it is freed and a new one made:
- * mcio never holds two). Not where memory is short: a plan of the memory strategy releases it
- * (the application's memory comes first), and the buffer kept counts as available in the
- * next call's memory probe (mcio_engine_plan), so that it does not shrink the next plan.
+ * mcio never holds two). Not where memory is short or capped: a plan of the memory strategy,
+ * or a file with mcio_node_memory set, releases it (the application's memory comes first);
+ * and the buffer kept counts as available in the next call's memory probe (mcio_engine_plan),
+ * so that it does not shrink the next plan.
  * Never in the simulation build, whose buffer is one shared allocation counted on the node.
  */
 static char *cbuf_take(mcio_file fh, size_t n, size_t *cap)
@@ -82,20 +83,30 @@ static char *cbuf_take(mcio_file fh, size_t n, size_t *cap)
     return cbuf_alloc(n);
 }
 
-/* A plan's buffer back to the file handle (or freed: memory short, or a larger one kept). */
+#ifndef MCIO_SIMULATE
+/* Is memory short, or capped by the user, for p's file? Then nothing is kept between calls. */
+static int memory_is_tight(const mcio_plan p)
+{
+    const mcio_file fh = p->fh;
+    return p->fd.memory_conscious || fh->hints.strategy == MCIO_STRATEGY_MEMORY ||
+           fh->hints.node_memory > 0;
+}
+#endif
+
+/* A plan's buffer back to the file handle (or freed: memory tight, or a larger one kept). */
 static void cbuf_give_back(mcio_plan p)
 {
-    mcio_file fh = p->fh;
 #ifndef MCIO_SIMULATE
-    if (fh && !p->fd.memory_conscious && fh->hints.strategy != MCIO_STRATEGY_MEMORY &&
-        (!fh->cbuf_kept || fh->cbuf_kept_len < p->cbuf_cap)) {
+    mcio_file fh = p->fh;
+    int tight = memory_is_tight(p);
+    if (!tight && (!fh->cbuf_kept || fh->cbuf_kept_len < p->cbuf_cap)) {
         mcio_engine_cbuf_release(fh);
         fh->cbuf_kept = p->cbuf_mem;
         fh->cbuf_kept_len = p->cbuf_cap;
         p->cbuf_mem = NULL;
         return;
     }
-    if (fh && (p->fd.memory_conscious || fh->hints.strategy == MCIO_STRATEGY_MEMORY))
+    if (tight)
         mcio_engine_cbuf_release(fh);
 #endif
     MCIO_CBUF_FREE(p->cbuf_mem);
