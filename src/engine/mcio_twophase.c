@@ -83,22 +83,19 @@ static char *cbuf_take(mcio_file fh, size_t n, size_t *cap)
     return cbuf_alloc(n);
 }
 
-#ifndef MCIO_SIMULATE
 /* Is memory short, or capped by the user, for p's file? Then nothing is kept between calls. */
-static int memory_is_tight(const mcio_plan p)
+static int cbuf_tight(const mcio_plan p)
 {
     const mcio_file fh = p->fh;
     return p->fd.memory_conscious || fh->hints.strategy == MCIO_STRATEGY_MEMORY ||
            fh->hints.node_memory > 0;
 }
-#endif
 
 /* A plan's buffer back to the file handle (or freed: memory tight, or a larger one kept). */
-static void cbuf_give_back(mcio_plan p)
+static void cbuf_give_back(mcio_plan p, int tight)
 {
 #ifndef MCIO_SIMULATE
     mcio_file fh = p->fh;
-    int tight = memory_is_tight(p);
     if (!tight && (!fh->cbuf_kept || fh->cbuf_kept_len < p->cbuf_cap)) {
         mcio_engine_cbuf_release(fh);
         fh->cbuf_kept = p->cbuf_mem;
@@ -108,6 +105,8 @@ static void cbuf_give_back(mcio_plan p)
     }
     if (tight)
         mcio_engine_cbuf_release(fh);
+#else
+    (void)tight;
 #endif
     MCIO_CBUF_FREE(p->cbuf_mem);
     p->cbuf_mem = NULL;
@@ -146,8 +145,7 @@ static int64_t ns_since(double t0)
 
 static void plan_clear(mcio_plan p)
 {
-    if (p->cbuf_mem) /* first: it asks the plan whether memory was short */
-        cbuf_give_back(p);
+    int tight = cbuf_tight(p); /* asked of the plan before it goes */
     free(p->ext);
     mcio_fdplan_free(&p->fd);
     mcio_groups_free(&p->send);
@@ -158,7 +156,9 @@ static void plan_clear(mcio_plan p)
     free(p->reqs);
     free(p->types);
     free(p->standin);
-    mcio_pipeline_free(p);
+    mcio_pipeline_free(p); /* its window over the buffer and its I/O thread first */
+    if (p->cbuf_mem)
+        cbuf_give_back(p, tight);
     free(p->slots);
     free(p->mem_model);
 }
