@@ -6,6 +6,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -469,6 +470,51 @@ TEST(CostModel, DecidePlanHandsOverTheChosenPlan)
     expect_chosen_plan(k);
 }
 
+TEST(CostModel, UnequalStreamsShareTheNodesClientOnlyWhileTheyRun)
+{
+    /* TAPIOCA-like on a FUSE client (GlusterFS): 8 ranks of one node, rank 0 a 2 MiB block,
+     * the others 256 KiB each, one read call apiece. The concurrent figures say the node's
+     * client moves 8 streams at 3 times one stream's cost each (8/3 of one stream's
+     * bandwidth). The seven small blocks are done a sixth of the way through the large one,
+     * which then reads alone: the call takes the larger of the largest block alone and the
+     * node's streams at the shared rate over 8, not the largest block at the shared rate
+     * (which made a single aggregator look cheaper). */
+    Job j = blocks(256 * KiB, 1);
+    j.sum[0] = mcio_summary{0, 2 * MiB, 2 * MiB};
+    for (int r = 1; r < 8; r++)
+        j.sum[r] = mcio_summary{2 * MiB + (r - 1) * 256 * KiB, 2 * MiB + r * 256 * KiB, 256 * KiB};
+    const double call = 500e-6, b1 = 1.0 / 150e6, bn = 3.0 / 150e6;
+    j.cost = table(call, b1, bn, 20e-6);
+    j.cost.remote = 1;
+    j.cost.cores = 2;
+    j.finish(0);
+    /* File domains aligned on the volume's 4 MiB shards, a pipeline's sub-buffers a shard
+     * (mcio_pipeline_unit, mcio_pipeline_subbuffer), as the engine plans on GlusterFS. */
+    j.in.params.stripe = j.in.unit = j.in.subbuffer = 4 * MiB;
+    mcio_cost_config ind{};
+    ind.independent = 1;
+    ind.depth = 1;
+    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
+    const double alone = call + 2 * MiB * b1;
+    const double shared = (8 * call + (2 * MiB + 7 * 256 * KiB) * bn) / 8;
+    EXPECT_NEAR(ind.seconds, std::max(alone, shared) + 1e-5, 1e-12);
+    /* Aggregated, the 3.75 MiB fall in one shard, one domain: one stream alone, slower. */
+    mcio_cost_choice c = decide(j);
+    EXPECT_TRUE(c.best.independent) << name(c.best);
+    EXPECT_GT(c.runner_up.seconds, (2 * MiB + 7 * 256 * KiB) * b1);
+    /* Blocks of one size: each its shared time, as before. */
+    Job k = blocks(512 * KiB, 1);
+    k.cost = j.cost;
+    k.finish(0);
+    ASSERT_EQ(mcio_cost_predict(&k.in, &ind), MCIO_SUCCESS);
+    EXPECT_NEAR(ind.seconds, call + 512 * KiB * bn + 1e-5, 1e-12);
+    /* Where a probe measured a stream slower alone than in company, the concurrent figure
+     * speaks: never dearer than the shared rate. */
+    k.cost.byte[MCIO_COST_READ][0] = 2 * bn;
+    ASSERT_EQ(mcio_cost_predict(&k.in, &ind), MCIO_SUCCESS);
+    EXPECT_NEAR(ind.seconds, call + 512 * KiB * bn + 1e-5, 1e-12);
+}
+
 TEST(CostModel, DefaultsByKind)
 {
     mcio_cost_table local = mcio_cost_defaults(0), remote = mcio_cost_defaults(1);
@@ -585,13 +631,15 @@ TEST(CostCache, KeepsEachFiguresBestProbe)
     EXPECT_EQ(best.byte[0][0], quiet.byte[0][0]);
     EXPECT_EQ(best.byte[1][0], loaded.byte[1][0]);
     EXPECT_EQ(best.probes, 2);
-    /* Concurrent figures of another number of ranks per node: the probe's. */
+    /* Another number of ranks per node: the file system's figures are the probe's (their
+     * ratio is one probe's), the others still each the lower. */
     mcio_cost_table other = loaded;
     other.conc = 8;
     EXPECT_EQ(mcio_cost_keep_best(&quiet, &other, &best), 2); /* byte_1 and coll */
     EXPECT_EQ(best.conc, 8);
     EXPECT_EQ(best.byte[0][1], other.byte[0][1]);
-    EXPECT_EQ(best.byte[0][0], quiet.byte[0][0]);
+    EXPECT_EQ(best.byte[0][0], other.byte[0][0]);
+    EXPECT_EQ(best.coll, quiet.coll);
     /* In place, and through the cache's text: what is kept is what a later job reads. */
     mcio_cost_table t = quiet;
     mcio_cost_keep_best(&loaded, &t, &t);
@@ -604,6 +652,38 @@ TEST(CostCache, KeepsEachFiguresBestProbe)
     EXPECT_NEAR(u.byte[1][0], loaded.byte[1][0], 1e-16);
     EXPECT_EQ(u.probes, 2);
     EXPECT_NEAR(u.load, 0.5, 1e-9);
+}
+
+TEST(CostCache, KeepsAnOperationsFileSystemFiguresFromOneProbe)
+{
+    /* GlusterFS's reads on this host: the cache's probe measured 8 concurrent readers 6.3
+     * times dearer per byte than one; a later probe found one reader quicker (a quiet moment)
+     * and the concurrent ones dearer (13.5 times one). Figure by figure the cache would hold
+     * 3.7e-9 beside 3.76e-8 (10 times): a ratio neither probe measured. The cached read
+     * figures price a 1 MiB call the lower: all four are kept. The probe's writes are cheaper
+     * overall though one figure is dearer: all four are the probe's. */
+    mcio_cost_table cached = table(4.5e-4, 6e-9, 3.76e-8, 8e-6), probed = cached;
+    cached.call[0][1] = cached.call[1][1] = 4e-3;
+    probed.byte[1][0] = 3.7e-9, probed.byte[1][1] = 5e-8, probed.call[1][1] = 2e-3;
+    probed.byte[0][0] = 1.2 * cached.byte[0][0], probed.byte[0][1] = 0.5 * cached.byte[0][1];
+    probed.msg = 0.5 * cached.msg;
+    mcio_cost_table best;
+    mcio_cost_keep_best(&cached, &probed, &best);
+    for (int c = 0; c < 2; c++) {
+        EXPECT_EQ(best.byte[1][c], cached.byte[1][c]) << c;
+        EXPECT_EQ(best.call[1][c], cached.call[1][c]) << c;
+        EXPECT_EQ(best.byte[0][c], probed.byte[0][c]) << c;
+        EXPECT_EQ(best.call[0][c], probed.call[0][c]) << c;
+    }
+    EXPECT_EQ(best.msg, probed.msg); /* the network's figures: each its lower */
+    EXPECT_EQ(best.coll, cached.coll);
+    /* Another conc (another layout): the file system's figures are the probe's. */
+    probed.conc = 4;
+    probed.byte[0][0] = 2 * cached.byte[0][0];
+    mcio_cost_keep_best(&cached, &probed, &best);
+    for (int op = 0; op < 2; op++)
+        for (int c = 0; c < 2; c++)
+            EXPECT_EQ(best.byte[op][c], probed.byte[op][c]) << op << c;
 }
 
 } // namespace

@@ -134,8 +134,29 @@ static int64_t rank_extents(const mcio_topology *topo, int r)
     return topo->rank_extents && topo->rank_extents[r] > 0 ? topo->rank_extents[r] : 1;
 }
 
+/* The time of one stream of file access (a rank's, or an aggregator's) of `calls` calls and
+ * `bytes` bytes: alone, and as one of w of its node at once (fs_cost). */
+static void stream_cost(const mcio_cost_table *t, int op, int w, double calls, double bytes,
+                        double *alone, double *shared)
+{
+    double call, byte;
+    fs_cost(t, op, 1, &call, &byte);
+    *alone = calls * call + bytes * byte;
+    fs_cost(t, op, w, &call, &byte);
+    *shared = calls * call + bytes * byte;
+    /* A stream is not slower alone than in company: where a probe measured so (noise, or a
+     * figure kept from another probe), the concurrent figure speaks. */
+    *alone = *alone < *shared ? *alone : *shared;
+}
+
 /* The independent candidate: each rank one call per extent, its node's accessing ranks at
- * once. 0 or MCIO_ERR_NOMEM. */
+ * once. A node's streams share what its client and the servers behind it move at once (the
+ * table's concurrent figures, measured with every stream busy) only while they all run: a
+ * rank with more to move than the others ends alone. So a rank takes at least its time alone,
+ * and the node at least its streams' shared times over the streams (their mean): for streams
+ * of one size that is each one's shared time, as before; for blocks of unequal sizes
+ * (tapioca, random) the largest is not charged the contention of ranks that have finished.
+ * 0 or MCIO_ERR_NOMEM. */
 static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
 {
     const mcio_topology *topo = in->topo;
@@ -154,17 +175,19 @@ static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
     for (int r = 0; r < topo->nprocs; r++) {
         if (in->sum[r].bytes <= 0)
             continue;
-        double call, byte;
-        fs_cost(in->cost, op, active[topo->node_of_rank[r]], &call, &byte);
-        double t = (double)rank_extents(topo, r) * call + (double)in->sum[r].bytes * byte;
-        worst = t > worst ? t : worst;
+        double alone, t;
+        stream_cost(in->cost, op, active[topo->node_of_rank[r]], (double)rank_extents(topo, r),
+                    (double)in->sum[r].bytes, &alone, &t);
+        worst = alone > worst ? alone : worst;
         cpu[topo->node_of_rank[r]] += t;
     }
-    /* The page cache's copies of a node's ranks share its cores; writes to the file take
-     * turns whatever the cores. */
+    /* The node's streams share its client, and (the page cache's copies) its cores; on a local
+     * file system its writes to the file take turns whatever the cores. */
     int turns = writes_take_turns(in->cost, in->write);
-    for (int j = 0; io_is_cpu(in->cost) && j < topo->nnodes; j++) {
-        double t = cpu[j] / (turns ? 1.0 : cores_for(in->cost, active[j]));
+    for (int j = 0; j < topo->nnodes; j++) {
+        double t = active[j] > 0 ? cpu[j] / (double)active[j] : 0;
+        if (io_is_cpu(in->cost))
+            t = cpu[j] / (turns ? 1.0 : cores_for(in->cost, active[j]));
         worst = t > worst ? t : worst;
     }
     free(cpu);
@@ -289,6 +312,43 @@ static void walk_domains(const mcio_cost_inputs *in, const mcio_fdplan *fd, cons
     }
 }
 
+/* predict_plan's file access of each domain d with data (its rounds' calls and its span's
+ * bytes, and for a write with holes the span read first: read-modify-write), as
+ * predict_independent prices a rank's: at least the aggregator's time alone, and at least the
+ * mean of its node's aggregators' shared times. aggs[node]: the node's aggregators with data;
+ * turns[node] (added to): the node's writes to the file where they take turns
+ * (writes_take_turns). 0 or MCIO_ERR_NOMEM. */
+static int domains_io(const mcio_cost_inputs *in, const mcio_fdplan *fd, const double *bytes,
+                      const int *aggs, double *io, double *turns)
+{
+    const mcio_topology *topo = in->topo;
+    const mcio_cost_table *t = in->cost;
+    int op = in->write ? MCIO_COST_WRITE : MCIO_COST_READ;
+    double *node = calloc((size_t)topo->nnodes + 1, sizeof(double));
+    if (!node)
+        return MCIO_ERR_NOMEM;
+    for (int pass = 0; pass < 2; pass++)
+        for (int d = 0; d < fd->ndomains; d++) {
+            if (fd->rounds[d] <= 0)
+                continue;
+            int j = topo->node_of_rank[fd->agg_rank[d]];
+            double span = (double)(fd->win_end[d] - fd->win_start[d]), rounds = fd->rounds[d];
+            double alone, shared, ra = 0, rs = 0;
+            stream_cost(t, op, aggs[j], rounds, span, &alone, &shared);
+            if (pass == 0 && writes_take_turns(t, in->write))
+                turns[j] += shared; /* the node's writes to the file, one after another */
+            if (in->write && bytes[d] < 0.999 * span)
+                stream_cost(t, MCIO_COST_READ, aggs[j], rounds, span, &ra, &rs);
+            alone += ra, shared += rs;
+            if (pass == 0)
+                node[j] += shared;
+            else
+                io[d] = alone > node[j] / aggs[j] ? alone : node[j] / aggs[j];
+        }
+    free(node);
+    return MCIO_SUCCESS;
+}
+
 /*
  * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
  * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
@@ -303,10 +363,11 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
 {
     const mcio_topology *topo = in->topo;
     const mcio_cost_table *t = in->cost;
-    int op = in->write ? MCIO_COST_WRITE : MCIO_COST_READ, nd = fd->ndomains, n = topo->nprocs;
+    int nd = fd->ndomains, n = topo->nprocs;
     double *bytes = calloc((size_t)nd + 1, sizeof(double));
     double *remote = calloc((size_t)nd + 1, sizeof(double));
     double *msgs = calloc((size_t)nd + 1, sizeof(double));
+    double *iod = calloc((size_t)nd + 1, sizeof(double));
     int64_t *prefix = calloc((size_t)nd + 1, sizeof(int64_t));
     int64_t *starts = malloc(((size_t)n + 1) * sizeof(int64_t));
     int64_t *ends = malloc(((size_t)n + 1) * sizeof(int64_t));
@@ -318,8 +379,8 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
     mcio_reqmap map = {0};
     double worst = 0;
     int st = MCIO_SUCCESS;
-    if (!bytes || !remote || !msgs || !prefix || !starts || !ends || !own || !aggs || !ranks ||
-        !cpu || !turns ||
+    if (!bytes || !remote || !msgs || !iod || !prefix || !starts || !ends || !own || !aggs ||
+        !ranks || !cpu || !turns ||
         mcio_reqmap_build(n, in->sum, &map) != MCIO_SUCCESS) {
         st = MCIO_ERR_NOMEM;
         goto done;
@@ -338,21 +399,16 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
     for (int r = 0; r < n; r++)
         ranks[topo->node_of_rank[r]]++;
+    if (domains_io(in, fd, bytes, aggs, iod, turns) != MCIO_SUCCESS) {
+        st = MCIO_ERR_NOMEM;
+        goto done;
+    }
     for (int d = 0; d < nd; d++) {
         if (fd->rounds[d] <= 0)
             continue;
-        double call, byte, rcall, rbyte;
         int w = aggs[topo->node_of_rank[fd->agg_rank[d]]];
-        fs_cost(t, op, w, &call, &byte);
-        fs_cost(t, MCIO_COST_READ, w, &rcall, &rbyte);
-        double span = (double)(fd->win_end[d] - fd->win_start[d]), rounds = fd->rounds[d];
+        double rounds = fd->rounds[d], io = iod[d];
         double ex = msgs[d] * t->msg + remote[d] * t->msg_byte + bytes[d] * t->copy_byte;
-        double io = rounds * call + span * byte;
-        if (writes_take_turns(t, in->write))
-            turns[topo->node_of_rank[fd->agg_rank[d]]] += io;
-        /* A write with holes reads its rounds' spans first (read-modify-write). */
-        if (in->write && bytes[d] < 0.999 * span)
-            io += rounds * rcall + span * rbyte;
         double td;
         if (depth > 1) { /* the smaller phase hidden (as far as a core is free for it), but
                             for one sub-buffer's worth; each sub-buffer a hand-over */
@@ -379,6 +435,7 @@ done:
     free(bytes);
     free(remote);
     free(msgs);
+    free(iod);
     free(prefix);
     free(starts);
     free(ends);
@@ -595,6 +652,15 @@ static const cost_key keys[] = {
     COST_KEY("coll", coll),               COST_KEY("copy_byte", copy_byte),
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
+#define FS_KEYS 8 /* keys[0..7]: the file system's figures, call and byte by op and c */
+
+/* What an operation's file-system figures of t say one call of 1 MiB costs, by one rank
+ * alone plus by one of conc ranks at once: which of two probes found the file system faster. */
+static double fs_reference(const mcio_cost_table *t, int op)
+{
+    double mib = (double)(1 << 20);
+    return t->call[op][0] + t->call[op][1] + mib * (t->byte[op][0] + t->byte[op][1]);
+}
 
 int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *probed,
                         mcio_cost_table *out)
@@ -609,9 +675,21 @@ int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *pr
         if (concurrent && cached->conc != probed->conc)
             continue;
         slower += *v > 2 * *c;
-        if (*c < *v)
+        if (*c < *v && i >= FS_KEYS) /* the file system's: below, by operation */
             *v = *c;
     }
+    /* An operation's four file-system figures are kept together, from the probe that found
+     * them cheaper: the choice between independent access and aggregation rests on the ratio
+     * of the concurrent figures to the lone ones, which only one probe's figures hold. Taken
+     * figure by figure (this host's GlusterFS, 4 probes), the lone read of a quiet moment sat
+     * beside concurrent reads of other probes: with either probe's own four figures, reads of
+     * contiguous, ior, hacc-aos, mpi-io-test and tapioca went independent (measured 3-4x
+     * faster than one aggregator), with the mix they all aggregated. With another conc
+     * (another layout) they are the probe's. */
+    for (int op = 0; cached->conc == probed->conc && op < 2; op++)
+        if (fs_reference(cached, op) < fs_reference(probed, op))
+            for (int c = 0; c < 2; c++)
+                x.call[op][c] = cached->call[op][c], x.byte[op][c] = cached->byte[op][c];
     x.probes = (cached->probes > 0 ? cached->probes : 1) + 1;
     x.load = probed->load;
     *out = x;

@@ -137,13 +137,16 @@ void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len);
  * snprintf wants (as snprintf). */
 int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t len);
 
-/* The calibration cache keeps the best of its probes, figure by figure: a probe can only be
- * disturbed into slower figures (a loaded host, another job's I/O), never into faster ones, so
- * the lowest cost each figure ever measured is the least disturbed one. *out = the lower of
- * cached and probed for every figure (where conc differs, the concurrent figures are the
- * probe's: another layout), probes = cached's + 1, load = the probe's. Returns how many
- * figures the probe measured more than twice as dear as the cache (they were kept from the
- * cache): 0 when the probe agrees or improves. out may alias either table. */
+/* The calibration cache keeps the best of its probes: a probe can only be disturbed into
+ * slower figures (a loaded host, another job's I/O), never into faster ones. The network's and
+ * the machine's figures are kept figure by figure (the lower of cached and probed); an
+ * operation's four file-system figures (call and byte, alone and concurrent) together, from
+ * the probe whose figures price a 1 MiB call alone plus one among conc the lower: their ratio
+ * decides independent against aggregated, and only one probe's figures hold it (where conc
+ * differs, all four are the probe's: another layout).
+ * probes = cached's + 1, load = the probe's. Returns how many figures the probe measured more
+ * than twice as dear as the cache: 0 when the probe agrees or improves. out may alias either
+ * table. */
 int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *probed,
                         mcio_cost_table *out);
 
