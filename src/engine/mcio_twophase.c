@@ -28,8 +28,8 @@
 #include "mcio_sections.h"
 
 /* The collective buffer, page-aligned, and in transparent huge pages where the kernel offers
- * them (madvise mode included). A buffer is new memory at each call that plans (the C library
- * hands large blocks back to the system), and its first touch is a page fault per 4 KiB:
+ * them (madvise mode included). A new buffer (the C library hands large blocks back to the
+ * system; see cbuf_take for the one kept between calls) faults on its first touch, per 4 KiB:
  * measured here, the first pread into 16 MiB took 8-16 ms against 2 ms into touched memory,
  * 2.4 ms with huge pages. The pipelined executor holds depth sub-buffers, and its I/O thread
  * took those faults one sub-buffer after another at the start of every call, on the reads'
@@ -59,9 +59,10 @@ static char *cbuf_alloc(size_t n)
  * set high), whether the cost model or the hints chose the plan; which of the two a process
  * got depended on what it had allocated before. So a call hands its buffer to the file handle
  * and the next call takes it when it is large enough (else it is freed and a new one made:
- * mcio never holds two). Not where memory is short: a plan of the memory strategy releases it
- * (the application's memory comes first), and the buffer kept counts as available in the
- * next call's memory probe (mcio_engine_plan), so that it does not shrink the next plan.
+ * mcio never holds two). Not where memory is short or capped: a plan of the memory strategy,
+ * or a file with mcio_node_memory set, releases it (the application's memory comes first);
+ * and the buffer kept counts as available in the next call's memory probe (mcio_engine_plan),
+ * so that it does not shrink the next plan.
  * Never in the simulation build, whose buffer is one shared allocation counted on the node.
  */
 static char *cbuf_take(mcio_file fh, size_t n, size_t *cap)
@@ -82,21 +83,30 @@ static char *cbuf_take(mcio_file fh, size_t n, size_t *cap)
     return cbuf_alloc(n);
 }
 
-/* A plan's buffer back to the file handle (or freed: memory short, or a larger one kept). */
-static void cbuf_give_back(mcio_plan p)
+/* Is memory short, or capped by the user, for p's file? Then nothing is kept between calls. */
+static int cbuf_tight(const mcio_plan p)
 {
-    mcio_file fh = p->fh;
+    const mcio_file fh = p->fh;
+    return p->fd.memory_conscious || fh->hints.strategy == MCIO_STRATEGY_MEMORY ||
+           fh->hints.node_memory > 0;
+}
+
+/* A plan's buffer back to the file handle (or freed: memory tight, or a larger one kept). */
+static void cbuf_give_back(mcio_plan p, int tight)
+{
 #ifndef MCIO_SIMULATE
-    if (fh && !p->fd.memory_conscious && fh->hints.strategy != MCIO_STRATEGY_MEMORY &&
-        (!fh->cbuf_kept || fh->cbuf_kept_len < p->cbuf_cap)) {
+    mcio_file fh = p->fh;
+    if (!tight && (!fh->cbuf_kept || fh->cbuf_kept_len < p->cbuf_cap)) {
         mcio_engine_cbuf_release(fh);
         fh->cbuf_kept = p->cbuf_mem;
         fh->cbuf_kept_len = p->cbuf_cap;
         p->cbuf_mem = NULL;
         return;
     }
-    if (fh && (p->fd.memory_conscious || fh->hints.strategy == MCIO_STRATEGY_MEMORY))
+    if (tight)
         mcio_engine_cbuf_release(fh);
+#else
+    (void)tight;
 #endif
     MCIO_CBUF_FREE(p->cbuf_mem);
     p->cbuf_mem = NULL;
@@ -135,8 +145,7 @@ static int64_t ns_since(double t0)
 
 static void plan_clear(mcio_plan p)
 {
-    if (p->cbuf_mem) /* first: it asks the plan whether memory was short */
-        cbuf_give_back(p);
+    int tight = cbuf_tight(p); /* asked of the plan before it goes */
     free(p->ext);
     mcio_fdplan_free(&p->fd);
     mcio_groups_free(&p->send);
@@ -147,7 +156,9 @@ static void plan_clear(mcio_plan p)
     free(p->reqs);
     free(p->types);
     free(p->standin);
-    mcio_pipeline_free(p);
+    mcio_pipeline_free(p); /* its window over the buffer and its I/O thread first */
+    if (p->cbuf_mem)
+        cbuf_give_back(p, tight);
     free(p->slots);
     free(p->mem_model);
 }

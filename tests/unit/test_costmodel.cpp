@@ -110,6 +110,16 @@ mcio_cost_choice decide(const Job &j)
     return c;
 }
 
+/* The independent candidate's predicted time for j as it stands. */
+double independent_seconds(const Job &j)
+{
+    mcio_cost_config c{};
+    c.independent = 1;
+    c.depth = 1;
+    EXPECT_EQ(mcio_cost_predict(&j.in, &c), MCIO_SUCCESS);
+    return c.seconds;
+}
+
 std::string name(const mcio_cost_config &c)
 {
     char buf[96];
@@ -293,23 +303,16 @@ TEST(CostModel, RanksShareTheNodesCores)
     Job j = blocks(256 * KiB, 1);
     j.cost = table(2e-6, 1e-9, 1e-9, 20e-6);
     j.finish(0); /* reads: writes to one file take turns (WritesToOneFileTakeTurns...) */
-    mcio_cost_config ind{};
-    ind.independent = 1;
-    ind.depth = 1;
     const double one = 2e-6 + 256 * KiB * 1e-9;
-    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
-    EXPECT_NEAR(ind.seconds, one + 1e-5, 1e-12); /* cores unknown: each rank its own */
+    EXPECT_NEAR(independent_seconds(j), one + 1e-5, 1e-12); /* cores unknown: each its own */
     j.cost.cores = 2;
-    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
-    EXPECT_NEAR(ind.seconds, 8 * one / 2 + 1e-5, 1e-12);
+    EXPECT_NEAR(independent_seconds(j), 8 * one / 2 + 1e-5, 1e-12);
     j.cost.cores = 16; /* more cores than ranks: each rank its own again */
-    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
-    EXPECT_NEAR(ind.seconds, one + 1e-5, 1e-12);
+    EXPECT_NEAR(independent_seconds(j), one + 1e-5, 1e-12);
     /* A remote file system: the ranks wait on the servers, not on the cores. */
     j.cost.cores = 2;
     j.cost.remote = 1;
-    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
-    EXPECT_NEAR(ind.seconds, one + 1e-5, 1e-12);
+    EXPECT_NEAR(independent_seconds(j), one + 1e-5, 1e-12);
     /* Aggregated, the exchange is the node's CPU work too: on 2 cores, 4 aggregators per node
      * cost no less than the node's packing, messages and copies over 2 cores. */
     Job k = interleaved(4 * MiB, 64 * KiB);
@@ -335,23 +338,16 @@ TEST(CostModel, WritesToOneFileTakeTurnsOnALocalFileSystem)
     j.cost = table(2e-6, 1e-9, 1e-9, 20e-6);
     j.cost.cores = 2;
     const double one = 2e-6 + 256 * KiB * 1e-9;
-    mcio_cost_config ind{};
-    ind.independent = 1;
-    ind.depth = 1;
     j.finish(0);
-    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
-    EXPECT_NEAR(ind.seconds, 8 * one / 2 + 1e-5, 1e-12);
+    EXPECT_NEAR(independent_seconds(j), 8 * one / 2 + 1e-5, 1e-12);
     j.finish(1);
-    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
-    EXPECT_NEAR(ind.seconds, 8 * one + 1e-5, 1e-12);
+    EXPECT_NEAR(independent_seconds(j), 8 * one + 1e-5, 1e-12);
     /* Not where the servers hold the file, nor where the machine is unknown (cores 0). */
     j.cost.remote = 1;
-    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
-    EXPECT_NEAR(ind.seconds, one + 1e-5, 1e-12);
+    EXPECT_NEAR(independent_seconds(j), one + 1e-5, 1e-12);
     j.cost.remote = 0;
     j.cost.cores = 0;
-    ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
-    EXPECT_NEAR(ind.seconds, one + 1e-5, 1e-12);
+    EXPECT_NEAR(independent_seconds(j), one + 1e-5, 1e-12);
     /* Aggregated, 4 aggregators of a node each write 8 MiB in one round, in turn: at least
      * their 4 calls and 32 MiB at the concurrent figure, though messages and copies are
      * free and 2 cores would halve it. */
