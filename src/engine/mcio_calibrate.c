@@ -22,7 +22,9 @@
  * Glossary (costmodel.c): conc, the ranks of the first node that take part in the concurrent
  * measurement; the table, mcio_cost_table.
  */
+#ifndef _DEFAULT_SOURCE /* SMPI's compiler wrapper defines it */
 #define _DEFAULT_SOURCE /* mkstemp, fsync */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>

@@ -17,7 +17,9 @@
  *
  * Glossary (mcio_planner.h): file domain, aggregator, collective buffer, round, piece, run.
  */
+#ifndef _DEFAULT_SOURCE /* SMPI's compiler wrapper defines it */
 #define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE */
+#endif
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
