@@ -214,6 +214,29 @@ def medians(doc):
     return {k: statistics.median(v) for k, v in acc.items()}, pred, choice
 
 
+def held_out(doc, s, pat, op, config):
+    """config's median over the best own configuration's, where the best is chosen on the other
+    half of the repetitions (odd against even, then even against odd; the mean of the two).
+    The best of ~10 noisy medians is biased upward (the winner's curse): a configuration run
+    twice does not reach it. Chosen on one half and measured on the other, it is not. None
+    when a half lacks a configuration."""
+    by = {}
+    for r in doc["runs"]:
+        if r["site"] == s and r["pattern"] == pat:
+            by.setdefault((r["config"], r["rep"] % 2), []).append(r[op + "_mib_s"])
+    ratios = []
+    for pick, measure in ((0, 1), (1, 0)):
+        own = [(statistics.median(by[(c, pick)]), c) for c in OWN if (c, pick) in by]
+        if not own or (config, measure) not in by:
+            return None
+        best = max(own)[1]
+        if (best, measure) not in by:
+            return None
+        ratios.append(statistics.median(by[(config, measure)]) /
+                      statistics.median(by[(best, measure)]))
+    return sum(ratios) / len(ratios)
+
+
 def table(doc):
     m, pred, choice = medians(doc)
     reps = samples(doc)
@@ -245,6 +268,9 @@ def table(doc):
                 rows.append({"site": s, "pattern": pat, "op": op, "default": d,
                              "ratio_fit": d / fit if fit else None,
                              "again_own": again / best if again else None,
+                             "held_out": held_out(doc, s, pat, op, "default"),
+                             "again_held_out": held_out(doc, s, pat, op, "default-again")
+                             if again else None,
                              "choice": max(set(ch), key=ch.count) if ch else "",
                              "choices": len(set(ch)), "best_own": best, "best_own_config": bestc,
                              "ratio_own": d / best, "native": nbest, "native_io": nc,
@@ -296,6 +322,21 @@ def report(args):
               "own %s." % (sum(r["again_own"] >= 0.9 for r in again), len(again), ", ".join(
                   "%s %s %s %.2f" % (r["site"], r["pattern"], r["op"], r["again_own"])
                   for r in again if r["again_own"] < 0.9) or "never below 0.9"))
+    ho = [r for r in rows if r["held_out"] is not None]
+    if ho:
+        print("Held out (the best own configuration chosen on half of the repetitions, the "
+              "ratio taken on the other half, both ways): %d of %d cases at 0.9 (median %.2f)"
+              % (sum(r["held_out"] >= 0.9 for r in ho), len(ho),
+                 statistics.median(r["held_out"] for r in ho)), end="")
+        hc = [r for r in ho if r["again_held_out"] is not None]
+        if hc:
+            print("; the control %d of %d (median %.2f)" % (
+                sum(r["again_held_out"] >= 0.9 for r in hc), len(hc),
+                statistics.median(r["again_held_out"] for r in hc)), end="")
+        print(". Per site: %s." % ", ".join(
+            "%s %d/%d" % (site, sum(r["held_out"] >= 0.9 for r in ho if r["site"] == site),
+                          sum(r["site"] == site for r in ho))
+            for site in sorted({r["site"] for r in ho}, key=list(SITES).index)))
     if fits:
         print("Against the default it replaced (fit): median %.2f, %d of %d at least 0.9."
               % (statistics.median(fits), sum(x >= 0.9 for x in fits), len(fits)))
