@@ -52,6 +52,9 @@ mounted() {
                  END { exit !f }' /proc/self/mountinfo
 }
 host_addr() { echo "$NS_ADDR"; }
+# Mounted, but its FUSE client is gone (killed with the session or job that started it, while
+# the mount stayed): every stat of it fails with ENOTCONN, "Transport endpoint is not connected".
+stale() { mounted "$1" && ! stat "$1" >/dev/null 2>&1; }
 
 # The namespace and its address; idempotent. `down` removes it only when `up` made it.
 make_netns() {
@@ -116,6 +119,10 @@ make_volume() { # name shard brick...
 }
 
 mount_volume() { # name mountpoint
+  if stale "$2"; then
+    say "$2: a mount of ours whose client is gone (not connected): unmounting it"
+    umount "$2" 2>/dev/null || umount -l "$2"
+  fi
   mkdir -p "$2"
   mounted "$2" && return 0
   in_ns mount -t glusterfs -o direct-io-mode=enable "$(host_addr):/$1" "$2"
@@ -260,7 +267,8 @@ status() {
   pid=$(cat "$RUN/glusterd.pid" 2>/dev/null || true)
   if alive "$pid"; then echo "glusterd: running (pid $pid)"; else echo "glusterd: not running"; rc=1; fi
   for m in "$MNT" "$SMALL_MNT"; do
-    if mounted "$m"; then echo "mounted: $m"; else echo "not mounted: $m"; rc=1; fi
+    if stale "$m"; then echo "stale: $m (its client is gone; up mounts it again)"; rc=1
+    elif mounted "$m"; then echo "mounted: $m"; else echo "not mounted: $m"; rc=1; fi
   done
   if alive "$pid"; then g volume status "$VOL" 2>/dev/null | sed -n '/^Brick/p' || true; fi
   return $rc
