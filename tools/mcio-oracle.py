@@ -14,6 +14,9 @@ same configuration measured twice, which tells how far noise alone puts a config
 the best of the others. The default is timed without MCIO_STATS (whose gathers and file appends cost a few collectives
 per call); a separate untimed run of it with MCIO_STATS gives the model's choices and predicted
 times.
+Each repetition of a configuration is one mcio-bench process that times --calls calls (default
+5) of every case and keeps their median: a single call of 2 MiB per rank lasts a few
+milliseconds, and on a 2-core host one call's time is mostly the scheduler's.
 mcio-bench verifies every byte of every write and read. Each run warms every case up first
 (mcio-bench --warmup: one untimed write and read, the file then emptied), so that a timed call
 is not the process's first of its kind: with one timed call per process, the first aggregated
@@ -75,9 +78,10 @@ def mpiexec(site, native_io=None):
     return cmd
 
 
-def bench_once(site, dirpath, config, hints, native_io, patterns, cold=False):
-    """One mcio-bench run of every pattern; returns {pattern: row}, each row with the rates,
-    and for the default the cost model's choice and predicted times (MCIO_STATS)."""
+def bench_once(site, dirpath, config, hints, native_io, patterns, cold=False, calls=1):
+    """One mcio-bench run of every pattern, `calls` timed writes and reads of each (their
+    median); returns {pattern: row}, each row with the rates, and for the default the cost
+    model's choice and predicted times (MCIO_STATS)."""
     bench = os.path.join(ROOT, "build", site["mpi"], "mcio-bench")
     fd, out = tempfile.mkstemp(suffix=".json", dir=dirpath)
     os.close(fd)
@@ -85,7 +89,7 @@ def bench_once(site, dirpath, config, hints, native_io, patterns, cold=False):
     engine = "native" if native_io else "mcio"
     cmd = mpiexec(site, None if native_io == "romio" else native_io) + [
         bench, "--engine", engine, "--pattern", ",".join(patterns), "--size", site["size"],
-        "--reps", "1", "--dir", dirpath, "--json", out] + ([] if cold else ["--warmup"])
+        "--reps", str(calls), "--dir", dirpath, "--json", out] + ([] if cold else ["--warmup"])
     for h in hints or []:
         cmd += ["--hint", h]
     env = dict(os.environ)
@@ -138,7 +142,7 @@ def run(args):
     sites = args.sites.split(",")
     patterns = args.patterns.split(",")
     doc = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
-           "warmup": not args.cold, "order": "rotated",
+           "calls": args.calls, "warmup": not args.cold, "order": "rotated",
            "patterns": patterns, "sites": {s: SITES[s] for s in sites}, "runs": []}
     if args.merge:
         with open(args.merge) as f:
@@ -167,7 +171,8 @@ def run(args):
             t = time.time()
             rows = None
             for attempt in range(3):
-                rows = bench_once(site, dirs[s], name, hints, native, patterns, args.cold)
+                rows = bench_once(site, dirs[s], name, hints, native, patterns, args.cold,
+                                  args.calls)
                 if rows:
                     break
                 time.sleep(5)
@@ -311,10 +316,11 @@ def report(args):
     fits = [r["ratio_fit"] for r in rows if r["ratio_fit"]]
     print("\n%d of %d cases reach 0.9 of the best own configuration; %d of %d at least the "
           "better native." % (own_ok, len(rows), nat_ok, sum(r["native"] is not None for r in rows)))
-    print("Medians of %s repetitions. Of the cases below 0.9, %d have the default's median within "
-          "the best own configuration's interquartile range (below the bar, but not "
-          "distinguishable from it by these repetitions)." % (
-              "/".join(sorted({str(r["reps"]) for r in rows})), in_spread))
+    print("Medians of %s repetitions, each the median of %d timed calls in one process. Of the "
+          "cases below 0.9, %d have the default's median within the best own configuration's "
+          "interquartile range (below the bar, but not distinguishable from it by these "
+          "repetitions)." % ("/".join(sorted({str(r["reps"]) for r in rows})),
+                             doc.get("calls", 1), in_spread))
     again = [r for r in rows if r["again_own"] is not None]
     if again:
         print("The control (the default measured again, as another configuration of the same "
@@ -383,6 +389,9 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="measure (minutes)")
     r.add_argument("--reps", type=int, default=7)
+    r.add_argument("--calls", type=int, default=5,
+                   help="timed calls of each case per process (mcio-bench --reps): their median "
+                        "is the repetition's figure (1: a single call, as before 2026-11-26)")
     r.add_argument("--sites", default="tmp,gluster,mpich")
     r.add_argument("--patterns", default=",".join(PATTERNS))
     r.add_argument("--out", default=os.path.join(ROOT, "out", "oracle.json"))
