@@ -65,7 +65,7 @@ typedef struct opts {
     int64_t size, transfer, random_max;
     uint64_t seed;
     int use[4]; /* engines[i] chosen: native, mcio, limit, dd */
-    int persistent, keep, reps, warmup;
+    int persistent, keep, reps, warmup, precreate, native_sync;
     const char *dir, *json;
     int nhints;
     char **hint_key, **hint_val;
@@ -138,6 +138,16 @@ static const char usage[] =
     "  --dir DIR        where the files go (default /tmp)\n"
     "  --json PATH      also write the results as JSON\n"
     "  --keep           keep the files\n"
+    "  --precreate      rank 0 creates each case's file (empty) before the engine opens it,\n"
+    "                   so that no engine's open creates it: on a FUSE mount with\n"
+    "                   direct-io-mode=enable (GlusterFS), ranks that open a file while its\n"
+    "                   creating descriptor is still open get the kernel's page cache, as\n"
+    "                   ROMIO's and OMPIO's opens let them; this puts every engine on the\n"
+    "                   mount as configured\n"
+    "  --native-sync    the native engine ends each timed write with MPI_File_sync, as mcio\n"
+    "                   ends its writes where the file system acknowledges writes before\n"
+    "                   its servers have them (mcio_write_sync auto: GlusterFS, NFS): both\n"
+    "                   then return only once the servers have the data\n"
     "  --help           this text\n"
     "\n"
     "Bandwidth = bytes of all ranks / slowest rank's time of the collective call; the table\n"
@@ -369,7 +379,8 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
         for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
             takes |= !strcmp(arg, valued[k]);
         int flag = !strcmp(arg, "--help") || !strcmp(arg, "--persistent") ||
-                   !strcmp(arg, "--keep") || !strcmp(arg, "--warmup");
+                   !strcmp(arg, "--keep") || !strcmp(arg, "--warmup") ||
+                   !strcmp(arg, "--precreate") || !strcmp(arg, "--native-sync");
         if (!takes && (!flag || val))
             return bad(msg, msglen, "unknown argument '%s%s%s' (see --help)", arg,
                        val ? "=" : "", val ? val : "");
@@ -387,6 +398,10 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             o->keep = 1;
         } else if (!strcmp(arg, "--warmup")) {
             o->warmup = 1;
+        } else if (!strcmp(arg, "--precreate")) {
+            o->precreate = 1;
+        } else if (!strcmp(arg, "--native-sync")) {
+            o->native_sync = 1;
         } else if (!strcmp(arg, "--pattern")) {
             plist = val;
         } else if (!strcmp(arg, "--dir")) {
@@ -543,6 +558,7 @@ typedef struct bench_file {
     const layout *l;
     int fd; /* limit: the file's descriptor */
     int persistent;
+    int sync_writes; /* native: each write ends with MPI_File_sync (--native-sync) */
     MPI_File mf;
     MPI_Datatype ftype;
     mcio_file fh;
@@ -607,7 +623,11 @@ static int engine_native_io(bench_file *f, int write, void *buf)
     if (err == MPI_SUCCESS)
         err = write ? MPI_File_write_all(f->mf, buf, count, mtype, &status)
                     : MPI_File_read_all(f->mf, buf, count, mtype, &status);
-    return engine_native_status(f, write ? "MPI_File_write_all" : "MPI_File_read_all", err);
+    if (engine_native_status(f, write ? "MPI_File_write_all" : "MPI_File_read_all", err))
+        return 1;
+    return write && f->sync_writes
+               ? engine_native_status(f, "MPI_File_sync", MPI_File_sync(f->mf))
+               : 0;
 }
 
 static int engine_native_close(bench_file *f)
@@ -959,7 +979,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
                           .strategy = e == 1 && o->nstrategies > 0 ? o->strategy[k - 1] : NULL,
                           .f = {.l = e == 2 ? &contig : e == 3 ? &whole : l,
-                                .persistent = o->persistent,
+                                .persistent = o->persistent, .sync_writes = o->native_sync,
                                 .mf = MPI_FILE_NULL, .ftype = MPI_DATATYPE_NULL, .fd = -1}};
         snprintf(c->path, sizeof c->path, "%s/mcio-bench.%ld.%d.%s.%s", o->dir, pid, c->idx,
                  pname, c->e->name);
@@ -972,8 +992,12 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
             c->r->bw[w] = xmalloc((size_t)o->reps * sizeof(double));
             c->r->st[w] = xmalloc((size_t)o->reps * sizeof(mcio_stats));
         }
-        if (rank == 0)
+        if (rank == 0) {
             unlink(c->path); /* MPI_MODE_CREATE keeps an old file's bytes; start from nothing */
+            int fd = o->precreate ? open(c->path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644) : -1;
+            if (fd >= 0)
+                close(fd); /* a failure shows at the engine's open */
+        }
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Info info = make_info(o, c->e->mcio_hints, c->strategy);
         c->open_failed = c->e->open(&c->f, c->path, info);
