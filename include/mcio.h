@@ -168,6 +168,9 @@ typedef struct mcio_stats {
     char runner_up[64];        /* the next fastest candidate, "" when there was none */
     double runner_up_predicted; /* its predicted time, seconds (-1: none) */
     int node_gather; /* 1: the ranks' summaries were gathered node by node (mcio_node_gather) */
+    int choice_again; /* 1: the choice of the operation's previous call, whose inputs (the
+                         ranks' summaries, their extents, the nodes' memory to 1/16) were this
+                         call's, taken again without deciding */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

@@ -129,6 +129,14 @@ struct mcio_file_s {
     char *cbuf_kept;      /* the last call's collective buffer, kept for the next (its pages
                              already faulted in: mcio_twophase.c), or NULL */
     size_t cbuf_kept_len; /* its bytes */
+    /* Strategy auto: the last choice of each operation ([0] read, [1] write) and the key of
+     * the inputs it was made from (mcio_twophase.c, choice_key); mcio_file_set_hints forgets
+     * them. */
+    struct {
+        int valid;
+        uint64_t key;
+        mcio_cost_choice choice;
+    } chosen[2];
 };
 
 /* Where a file's cost table came from. */
@@ -197,7 +205,8 @@ struct mcio_plan_s {
     int64_t *mem_model;       /* [2 * nnodes] the memory model's bytes per node, then its
                                  predicted peak (-1: no cgroup binds the node) (mcio_stats.c) */
     int depth;                /* the pipeline depth this plan runs with (the hint, or chosen) */
-    int chose;                /* 1: the cost model chose the configuration (strategy auto) */
+    int chose;                /* 1: the cost model chose the configuration (strategy auto);
+                                 2: it took again an earlier call's choice for the same inputs */
     mcio_cost_choice choice;  /* what it chose, and the runner-up, with predicted times */
 };
 

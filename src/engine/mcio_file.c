@@ -433,6 +433,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     if (st != MCIO_SUCCESS)
         goto fail;
     fh->hints = h;
+    fh->chosen[0].valid = fh->chosen[1].valid = 0; /* chosen under other hints */
     node_budgets(fh);
     if (fh->io->configure)
         fh->io->configure(fh->io_state, &fh->hints);

@@ -128,10 +128,10 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
     fprintf(f, "],\"node_predicted_peak_bytes\":[");
     print_i64s(f, fh->stats_predicted, nn);
     fprintf(f, "],\"memory_conscious\":%d,\"choice\":\"%s\",\"predicted\":%.9f,"
-               "\"runner_up\":\"%s\",\"runner_up_predicted\":%.9f,\"cost_source\":\"%s\","
-               "\"cost_date\":%" PRId64 "}\n",
+               "\"runner_up\":\"%s\",\"runner_up_predicted\":%.9f,\"choice_again\":%d,"
+               "\"cost_source\":\"%s\",\"cost_date\":%" PRId64 "}\n",
             fd->memory_conscious, s->choice, s->predicted, s->runner_up, s->runner_up_predicted,
-            mcio_cost_source_name(fh->cost_source), fh->cost_date);
+            s->choice_again, mcio_cost_source_name(fh->cost_source), fh->cost_date);
     fclose(f);
 }
 
@@ -194,6 +194,7 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .metadata_max_rank_bytes = fh->stats_on ? fh->meta_totals[2] : -1,
         .metadata_list_bytes = fh->stats_on ? fh->meta_totals[3] : -1,
         .node_gather = fh->node_gather.on,
+        .choice_again = p->chose == 2,
     };
     s->runner_up_predicted = -1;
     if (p->chose) {

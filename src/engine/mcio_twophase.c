@@ -424,8 +424,70 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
                : MCIO_SUCCESS;
 }
 
+/* FNV-1a of n 64-bit words, on from h. */
+static uint64_t hash_words(uint64_t h, const int64_t *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int b = 0; b < 64; b += 8) {
+            h ^= (uint64_t)w[i] >> b & 0xff;
+            h *= 0x100000001b3ULL;
+        }
+    return h;
+}
+
+/* A node's memory to 1/16: its top five significant bits (-1: no limit). */
+static int64_t memory_bucket(int64_t v)
+{
+    if (v == INT64_MAX || v < 0)
+        return -1;
+    int top = 63;
+    while (top > 0 && !(v >> top & 1))
+        top--;
+    return top > 4 ? v & ~((INT64_C(1) << (top - 4)) - 1) : v;
+}
+
+/* The key of what the cost model's choice depends on and a call may change: the summaries,
+ * the extents per rank and each node's memory to 1/16 (it moves by pages from call to call;
+ * mcio_cost_replan checks a choice taken again against the exact figures). The rest of its
+ * inputs (hints, cost table, machine) change only with mcio_file_set_hints, which forgets the
+ * choices. Every rank computes it from the same allgathered inputs: the same key everywhere. */
+static uint64_t choice_key(const mcio_topology *topo, const mcio_summary *sum)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int r = 0; r < topo->nprocs; r++) {
+        int64_t w[4] = {sum[r].start, sum[r].end, sum[r].bytes,
+                        topo->rank_extents ? topo->rank_extents[r] : -1};
+        h = hash_words(h, w, 4);
+    }
+    for (int j = 0; topo->node_mem && j < topo->nnodes; j++) {
+        int64_t b = memory_bucket(topo->node_mem[j]);
+        h = hash_words(h, &b, 1);
+    }
+    return h;
+}
+
+/* An earlier call's choice for inputs with this key, planned again for this call (p->chose
+ * 2); 0 when there is none, or it no longer fits the nodes' memory (nothing is kept then). */
+static int chosen_again(mcio_file fh, struct mcio_plan_s *p, const mcio_cost_inputs *in,
+                        uint64_t key)
+{
+    int w = in->write != 0;
+    if (!fh->chosen[w].valid || fh->chosen[w].key != key)
+        return 0;
+    p->choice = fh->chosen[w].choice;
+    int st = mcio_cost_replan(in, &p->choice.best, &p->fd, &p->slots);
+    if (st == MCIO_SUCCESS && p->choice.best.fits)
+        return 1;
+    mcio_fdplan_free(&p->fd);
+    free(p->slots);
+    p->slots = NULL;
+    return 0;
+}
+
 /* Strategy auto: the cost model's choice (mcio_costmodel.h) for this call, pure and the same on
- * every rank; then the plan it names. Sets p->own_access and p->depth. */
+ * every rank; then the plan it names. A call whose inputs are those of the operation's last
+ * call takes its choice again without deciding (deciding plans every candidate: 0.1-1 ms at 8
+ * ranks, seconds at 100,000). Sets p->own_access and p->depth. */
 static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology *topo,
                        const mcio_summary *sum, int write)
 {
@@ -440,11 +502,18 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
                            .unit = unit,
                            .fixed = mcio_hints_cost_fixed(&fh->hints, write),
                            .cost = &fh->cost};
-    /* The chosen plan is the one its prediction walked, already subdivided for a pipeline. */
-    int st = mcio_cost_decide_plan(&in, &p->choice, &p->fd, &p->slots);
-    if (st != MCIO_SUCCESS)
-        return st;
-    p->chose = 1;
+    uint64_t key = choice_key(topo, sum);
+    p->chose = chosen_again(fh, p, &in, key) ? 2 : 1;
+    if (p->chose == 1) {
+        /* The chosen plan is the one its prediction walked, already subdivided for a
+         * pipeline. */
+        int st = mcio_cost_decide_plan(&in, &p->choice, &p->fd, &p->slots);
+        fh->chosen[write != 0].valid = st == MCIO_SUCCESS;
+        if (st != MCIO_SUCCESS)
+            return st;
+        fh->chosen[write != 0].key = key;
+        fh->chosen[write != 0].choice = p->choice;
+    }
     const mcio_cost_config *c = &p->choice.best;
     if (c->independent) {
         p->own_access = 1;

@@ -12,7 +12,9 @@
  *   spread       calls dear, bandwidth that grows with writers: more than one aggregator
  *   memory       as aggregated with 4 KiB pieces and 1 MiB of node memory: the memory strategy
  * Each configuration is then checked against the plan that ran (aggregators, buffers, depth,
- * memory_conscious), the file with POSIX and the reads with mcio, byte for byte.
+ * memory_conscious), the file with POSIX and the reads with mcio, byte for byte. The same write
+ * and read again take their operation's previous choice without deciding (choice_again, the
+ * same choice), and after mcio_file_set_hints the choice is made anew.
  */
 #include "mcio_test.h"
 
@@ -57,12 +59,20 @@ static void gen(const scenario *s, int r, int n, mt_extents *e)
         mt_ext_push(e, (i * n + r) * s->piece, s->piece);
 }
 
-/* The choice recorded agrees with the plan that ran, and with what the inputs force. */
-static void check_choice(mcio_file fh, const scenario *s, int op, int64_t bytes)
+/* The choice recorded agrees with the plan that ran, and with what the inputs force; again:
+ * it must be the operation's previous choice (taken again, or NULL: made anew), copied into
+ * *chose. */
+static void check_choice(mcio_file fh, const scenario *s, int op, int64_t bytes, const char *again,
+                         char chose[64])
 {
     mcio_stats st;
     if (CHECK_OK(mcio_file_get_stats(fh, &st)) != MCIO_SUCCESS)
         return;
+    CHECKF(st.choice_again == (again != NULL), "%s: choice_again %d after %s", s->name,
+           st.choice_again, again ? "the same call" : "a new call or new hints");
+    CHECKF(!again || !strcmp(st.choice, again), "%s: taken again '%s', chosen before '%s'",
+           s->name, st.choice, again ? again : "");
+    snprintf(chose, 64, "%s", st.choice);
     int n = mt.nprocs, k = 0, depth = 0;
     CHECKF(st.op == op && st.bytes == bytes, "stats op %d bytes %" PRId64, st.op, st.bytes);
     /* One rank: its round-robin pieces are adjacent, one extent: nothing to aggregate. */
@@ -116,18 +126,27 @@ static void run(const scenario *s, const char *costs)
         char v[32];
         mt_get_hint(fh, "mcio_strategy", v, sizeof v);
         CHECKF(!strcmp(v, "auto"), "strategy in force '%s', expected the default auto", v);
-        uint8_t *buf = mt_pack(e, 7);
-        CHECK_OK(mcio_write_at_all(fh, e->n, e->off, e->len, buf));
-        check_choice(fh, s, 1, total);
+        char w[64] = "", r[64] = "", w2[64], r2[64];
         uint8_t *got = mt_malloc((size_t)mt_ext_bytes(e));
-        memset(got, 0, (size_t)mt_ext_bytes(e));
-        CHECK_OK(mcio_read_at_all(fh, e->n, e->off, e->len, got));
-        check_choice(fh, s, 2, total);
-        MT_COMPARE(got, buf, mt_ext_bytes(e), 0, "read back");
+        /* Seed 7: chosen; 8: the same calls, taken again; 9: after new hints, chosen anew. */
+        for (int seed = 7; seed <= 9; seed++) {
+            if (seed == 9) {
+                MPI_Info h = mt_info("mcio_memory_margin", "10", NULL); /* the default, set */
+                CHECK_OK(mcio_file_set_hints(fh, h));
+                mt_info_free(&h);
+            }
+            uint8_t *buf = mt_pack(e, seed);
+            CHECK_OK(mcio_write_at_all(fh, e->n, e->off, e->len, buf));
+            check_choice(fh, s, 1, total, seed == 8 ? w : NULL, seed == 8 ? w2 : w);
+            memset(got, 0, (size_t)mt_ext_bytes(e));
+            CHECK_OK(mcio_read_at_all(fh, e->n, e->off, e->len, got));
+            check_choice(fh, s, 2, total, seed == 8 ? r : NULL, seed == 8 ? r2 : r);
+            MT_COMPARE(got, buf, mt_ext_bytes(e), 0, "read back");
+            free(buf);
+        }
         free(got);
-        free(buf);
         CHECK_OK(mcio_file_close(&fh));
-        MT_VERIFY_FILE(path, size, all, mt.nprocs, 7);
+        MT_VERIFY_FILE(path, size, all, mt.nprocs, 9);
     }
     mt_info_free(&info);
     for (int r = 0; r < mt.nprocs; r++)

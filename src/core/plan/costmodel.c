@@ -466,10 +466,10 @@ int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_f
                : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, in->sum, pp, fd);
 }
 
-/* Predict the aggregated configuration c, and leave its plan as the engine runs it in *fd and
- * *slots (subdivided for a pipeline; the caller frees both, also on failure). */
-static int predict_planned(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
-                           int **slots)
+/* Plan the aggregated configuration c as the engine runs it in *fd and *slots (subdivided for
+ * a pipeline; the caller frees both, also on failure) and set c->fits. */
+static int plan_config(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
+                       int **slots)
 {
     *slots = NULL;
     int st = mcio_cost_plan(in, c, fd);
@@ -488,11 +488,29 @@ static int predict_planned(const mcio_cost_inputs *in, mcio_cost_config *c, mcio
      * where the metadata alone would not leave room for any buffer. */
     if (c->strategy == MCIO_STRATEGY_MEMORY && fd->memory_conscious && fd->fallbacks == 0)
         fits = 1;
-    if (st == MCIO_SUCCESS) {
+    if (st == MCIO_SUCCESS)
         c->fits = fits;
-        st = predict_plan(in, fd, c->depth, &c->seconds);
-    }
     return st;
+}
+
+/* Predict the aggregated configuration c, and leave its plan as plan_config does. */
+static int predict_planned(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
+                           int **slots)
+{
+    int st = plan_config(in, c, fd, slots);
+    return st == MCIO_SUCCESS ? predict_plan(in, fd, c->depth, &c->seconds) : st;
+}
+
+int mcio_cost_replan(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
+                     int **slots)
+{
+    *fd = (mcio_fdplan){0};
+    *slots = NULL;
+    if (c->independent) {
+        c->fits = 1;
+        return MCIO_SUCCESS;
+    }
+    return plan_config(in, c, fd, slots);
 }
 
 int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)

@@ -128,6 +128,17 @@ int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out);
 int mcio_cost_decide_plan(const mcio_cost_inputs *in, mcio_cost_choice *out, mcio_fdplan *fd,
                           int **slots);
 
+/*
+ * The plan of configuration c, chosen before by mcio_cost_decide_plan from inputs that differ
+ * from in at most in the nodes' memory: as mcio_cost_decide_plan leaves it (*fd subdivided for a
+ * pipeline, *slots; an empty *fd for independent access), without predicting anything again,
+ * and c->fits for the nodes' memory now (c->seconds is left as it was). The engine takes a
+ * call's choice again this way when the call's inputs are those of an earlier call's. The
+ * caller frees both, also on failure. Pure; 0 or an MCIO_ERR_* code of the planner.
+ */
+int mcio_cost_replan(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
+                     int **slots);
+
 /* A configuration as a short text: "independent", "romio 2/node 16m depth 2". */
 void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len);
 
