@@ -118,9 +118,12 @@ static void run(const scenario *s, const char *costs)
     const mt_extents *e = &all[mt.rank];
     int64_t size = (s->per / s->piece) * mt.nprocs * s->piece, total = s->per * mt.nprocs;
     mt_prefill(path, size);
+    /* A node's memory capped by a hint, so that it is the same from call to call: the host's
+     * available memory moves, and a call whose figure moved past a sixteenth decides anew
+     * instead of taking the previous choice again. */
     MPI_Info info = s->node_memory ? mt_info("mcio_node_memory", s->node_memory, "mcio_memmin",
                                              s->memmin, NULL)
-                                   : MPI_INFO_NULL;
+                                   : mt_info("mcio_node_memory", "1g", NULL);
     mcio_file fh;
     if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh)) == MCIO_SUCCESS) {
         char v[32];

@@ -247,7 +247,7 @@ TEST_P(Romio, ExactPlan)
 {
     const RomioCase &c = GetParam();
     ASSERT_EQ(c.node_of_rank.size(), c.sum.size());
-    mcio_planner_params params;
+    mcio_planner_params params{};
     params.buffer_size = c.buffer;
     params.cb_nodes = c.cb_nodes;
     params.stripe = c.stripe;
@@ -295,13 +295,13 @@ TEST(Planners, RomioByName)
 
     int node_of_rank[] = {0, 0, 1, 1}, socket_of_rank[] = {0, 0, 0, 0};
     mcio_summary sum[] = {{0, 100, 100}, {100, 200, 100}, {200, 300, 100}, {300, 400, 100}};
-    mcio_topology topo;
+    mcio_topology topo{};
     topo.nprocs = 4;
     topo.nnodes = 2;
     topo.node_of_rank = node_of_rank;
     topo.socket_of_rank = socket_of_rank;
     topo.sockets_per_node = 1;
-    mcio_planner_params params;
+    mcio_planner_params params{};
     params.buffer_size = 150;
     params.cb_nodes = 0;
     params.stripe = 0;
@@ -323,7 +323,7 @@ TEST(RomioLimits, RoundCountBeyondIntIsRefusedOrCovers)
 {
     int node_of_rank[] = {0, 0};
     mcio_summary sum[] = {{0, 1, 1}, {INT64_C(1) << 32, (INT64_C(1) << 32) + 1, 1}};
-    mcio_planner_params params;
+    mcio_planner_params params{};
     params.buffer_size = 1;
     params.cb_nodes = 0;
     params.stripe = 0;
@@ -354,7 +354,7 @@ TEST(FillRounds, PresetWindowsAndStripe)
         P.p.window[d] = preset[d];
     }
     mcio_summary sum[] = {{10, 1500, 700}, {0, 0, 0}, {1200, 1300, 100}};
-    mcio_planner_params params;
+    mcio_planner_params params{};
     params.buffer_size = 300;
     params.cb_nodes = 0;
     params.stripe = 64;
@@ -433,7 +433,7 @@ TEST(FdplanFind, OnRomioPlanWithEmptyDomains)
     /* The MoreAggregatorsThanBytes plan: [7, 8), [8, 9), [9, 10), [10, 10), [10, 10). */
     int node_of_rank[] = {0, 1, 2, 3, 4};
     mcio_summary sum[] = {{7, 10, 3}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-    mcio_planner_params params;
+    mcio_planner_params params{};
     params.buffer_size = 4;
     params.cb_nodes = 0;
     params.stripe = 0;
