@@ -470,6 +470,35 @@ TEST(CostModel, DecidePlanHandsOverTheChosenPlan)
     expect_chosen_plan(k);
 }
 
+TEST(CostModel, AggregationOnlyWhereClearlyFasterThanIndependentAccess)
+{
+    /* IOR-like segments of 64 KiB, the page cache's figures with calls dearer and dearer:
+     * independent access pays a call per segment, aggregation an exchange. Wherever the
+     * default aggregates, independent access is predicted at least 1.1 times slower, and the
+     * sweep passes through calls where aggregation is predicted faster, but by less. */
+    int decisive = 0, aggregated = 0;
+    for (double call = 1e-6; call < 1e-2; call *= 1.1) {
+        Job j = interleaved(4 * MiB, 64 * KiB);
+        j.cost = table(call, 1.0 / 2e9, 1.0 / 1.5e9, 5e-6);
+        j.finish(1);
+        mcio_cost_choice c = decide(j);
+        double ind = independent_seconds(j);
+        j.in.fixed = MCIO_COST_FIX_CB;
+        j.in.params.cb = MCIO_CB_ENABLE;
+        mcio_cost_choice agg = decide(j);
+        if (!c.best.independent) {
+            aggregated++;
+            EXPECT_GE(ind, 1.1 * c.best.seconds) << name(c.best) << " at call " << call;
+        } else if (agg.best.seconds < ind) {
+            decisive++; /* aggregation predicted faster, by less than the margin */
+            EXPECT_LT(ind, 1.1 * agg.best.seconds) << "at call " << call;
+            EXPECT_EQ(name(c.runner_up), name(agg.best)) << "at call " << call;
+        }
+    }
+    EXPECT_GT(decisive, 0);
+    EXPECT_GT(aggregated, 0);
+}
+
 /* A choice taken again (the engine, for a call whose inputs are an earlier call's): the plan
  * mcio_cost_replan makes is the one mcio_cost_decide_plan handed over, its prediction is left
  * as it was, and it says whether the plan still fits the nodes' memory as they are now. */
