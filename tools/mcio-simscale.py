@@ -35,7 +35,7 @@ def case_key(ranks, pattern, label):
 def command(args, ranks, pattern, build, json_path):
     rpn, targets = (12, 8) if ranks < 2000 else (16, 16)
     cmd = ["/usr/bin/time", "-v", sys.executable, os.path.join(HERE, "mcio-platform.py"), "run",
-           "--topology", "fattree", "--ranks", str(ranks), "--ranks-per-node", str(rpn),
+           "--topology", args.topology, "--ranks", str(ranks), "--ranks-per-node", str(rpn),
            "--targets", str(targets), "--memory", "normal:16m:16m:42"]
     cmd += ["--smpi-cfg=" + c for c in args.smpi_cfg or []]
     cmd += ["--",
@@ -192,6 +192,8 @@ def main():
                    help="one more SMPI setting (smpi/allgather:rdb: the allgathers in log2(ranks)"
                         " steps, in place; Open MPI's rule above 50 KB, neighbour exchange, sends"
                         " ranks^2/2 messages, too many to simulate at 4,096 ranks and more)")
+    r.add_argument("--topology", default="fattree", choices=("fattree", "flat"),
+                   help="flat: one non-blocking switch (docs/simulation.md, \"16,384 ranks\")")
     r.add_argument("--build")
     t = sub.add_parser("table")
     t.add_argument("json")
