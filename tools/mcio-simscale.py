@@ -163,6 +163,14 @@ def list_bytes(case, call):
     return call["metadata_bytes"] - case["ranks"] * (case["ranks"] - 1) * 96
 
 
+def version(case):
+    """The label, with the network and ior transfer when they are not the defaults."""
+    extra = [x for x in (case.get("topology", "fattree") != "fattree" and case["topology"],
+                         case.get("transfer", "256k") != "256k" and "transfer " + case["transfer"],
+                         case.get("exit") and "exit %d, calls done" % case["exit"]) if x]
+    return case["label"] + (" (%s)" % ", ".join(extra) if extra else "")
+
+
 def table(args):
     with open(args.json) as f:
         doc = json.load(f)
@@ -179,7 +187,7 @@ def table(args):
                 continue
             print("| %s | %d | %s | %s | %d | %d | %d | %d | %d | %.4f | %s | %.4f | %.4f | %.4f |"
                   " %.0f | %s | %s |" % (
-                      c["label"], c["ranks"], c["pattern"], strategy, w["aggregators"],
+                      version(c), c["ranks"], c["pattern"], strategy, w["aggregators"],
                       w["metadata_bytes"], list_bytes(c, w), w["metadata_messages"],
                       w["metadata_max_rank_bytes"], w["t_metadata"],
                       "%.4f" % r["t_metadata"] if r else "-", w["t_exchange"], w["t_io"],
