@@ -165,7 +165,11 @@ def list_bytes(case, call):
 
 def version(case):
     """The label, with the network and ior transfer when they are not the defaults."""
+    words = case.get("command", "").split()
+    hints = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--hint" and
+             words[i + 1] not in ("mcio_io_backend=sim", "cb_buffer_size=16m")]
     extra = [x for x in (case.get("topology", "fattree") != "fattree" and case["topology"],
+                         hints and " ".join(hints),
                          case.get("transfer", "256k") != "256k" and "transfer " + case["transfer"],
                          case.get("exit") and "exit %d, calls done" % case["exit"]) if x]
     return case["label"] + (" (%s)" % ", ".join(extra) if extra else "")
