@@ -105,6 +105,10 @@ def layout(topology, nnodes, ntargets):
         def coords(leaf):  # SimGrid's torus: the first dimension varies fastest
             return (leaf % dims[0], leaf // dims[0] % dims[1], leaf // (dims[0] * dims[1]))
         return ",".join(map(str, dims)), total, coords, dims
+    if topology == "flat":
+        # One switch of every leaf: SimGrid's fat-tree of one level, each leaf a private link
+        # to a switch that limits nothing (no core links shared by thousands of flows).
+        return "1;%d;1;1" % need, need, lambda leaf: ("l0",), None
     if topology == "fattree":
         k, switches, up = fattree_shape(need)
         total = k * switches
@@ -119,7 +123,7 @@ def layout(topology, nnodes, ntargets):
             ri = rest // n
             return ("g%d" % gi, "c%d_%d" % (gi, ci), "r%d_%d_%d" % (gi, ci, ri))
         return "%d,1;%d,1;%d,1;%d" % (g, c, r, n), total, path, None
-    fail("--topology must be torus, fattree or dragonfly")
+    fail("--topology must be torus, fattree, flat or dragonfly")
 
 
 def storage_leaves(total, ntargets):
@@ -206,7 +210,8 @@ def make(args, out):
                               args.latency))
     with open(os.path.join(out, "platform.txt"), "w") as f:
         f.write("# mcio simulated platform: %s\n" % " ".join(sys.argv))
-        f.write("topology %s %s\n" % ("fattree" if args.topology == "fattree" else args.topology, shape))
+        f.write("topology %s %s\n" % ("fattree" if args.topology in ("fattree", "flat") else args.topology,
+                                      shape))
         f.write("duplex %s\n" % args.duplex)
         f.write("link %g %g\nloopback %g %g\nhost_speed %g\nsockets %d\n"
                 % (link_bw, args.latency, 50e9, 1e-8, args.host_speed, args.sockets))
@@ -391,7 +396,9 @@ def calibrate_paging(args):
 
 
 def machine_options(p):
-    p.add_argument("--topology", choices=("torus", "fattree", "dragonfly"), default="fattree")
+    p.add_argument("--topology", choices=("torus", "fattree", "flat", "dragonfly"), default="fattree",
+                   help="flat: every node a private link to one non-blocking switch (a fat-tree"
+                        " of one level), the cheapest to simulate at 16,384 ranks")
     p.add_argument("--nodes", type=int, help="compute nodes (run: ranks / ranks-per-node)")
     p.add_argument("--ranks-per-node", type=int, default=12)
     p.add_argument("--sockets", type=int, default=2)

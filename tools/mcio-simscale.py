@@ -6,7 +6,7 @@
     tools/mcio-simscale.py table out/sim-scale-meta.json    # the Markdown table of docs/simulation.md
 
 Each case is one simulated mcio-bench run (tools/mcio-platform.py run, fat-tree, the settings of
-docs/simulation.md) of one pattern with 1 MiB per rank (ior in 256 KiB transfers), every
+docs/simulation.md) of one pattern with 1 MiB per rank (ior in 256 KiB transfers, or --transfer), every
 strategy of --strategies one after the other, with MCIO_STATS set so that every collective call
 records its metadata traffic (metadata_bytes: bytes sent summed over ranks, an allgathered
 record counted once per receiving rank; metadata_messages: list messages; metadata_max_rank_bytes:
@@ -35,12 +35,12 @@ def case_key(ranks, pattern, label):
 def command(args, ranks, pattern, build, json_path):
     rpn, targets = (12, 8) if ranks < 2000 else (16, 16)
     cmd = ["/usr/bin/time", "-v", sys.executable, os.path.join(HERE, "mcio-platform.py"), "run",
-           "--topology", "fattree", "--ranks", str(ranks), "--ranks-per-node", str(rpn),
+           "--topology", args.topology, "--ranks", str(ranks), "--ranks-per-node", str(rpn),
            "--targets", str(targets), "--memory", "normal:16m:16m:42"]
     cmd += ["--smpi-cfg=" + c for c in args.smpi_cfg or []]
     cmd += ["--",
            os.path.join(build, "mcio-bench"), "--engine", "mcio", "--pattern", pattern,
-           "--size", "1m", "--transfer", "256k", "--reps", "1", "--strategies", args.strategies,
+           "--size", "1m", "--transfer", args.transfer, "--reps", "1", "--strategies", args.strategies,
            "--json", json_path, "--hint", "mcio_io_backend=sim", "--hint", "cb_buffer_size=16m"]
     for h in args.hint or []:
         cmd += ["--hint", h]
@@ -68,8 +68,15 @@ def watch_anonymous(proc):
     The resident set size overstates the simulator's memory: SMPI's shared allocations map one
     block of memory at many addresses and each mapping counts; anonymous memory (heaps, stacks,
     the ranks' private copies of the program's globals) is what the simulation really holds."""
-    peak, maps = 0, 0
+    peak, maps, last = 0, 0, 0.0
     while proc.poll() is None:
+        # Reading smaps_rollup and maps walks every mapping under the simulator's mmap lock:
+        # at 16,384 ranks (500,000 mappings) a sample a second took a fifth of a core from the
+        # simulation and stalled it; sample every 10 s once the mappings are many.
+        if time.time() - last < (10 if maps > 50000 else 1):
+            time.sleep(0.5)
+            continue
+        last = time.time()
         for pid in smpimain_pids(proc.pid):
             try:
                 with open("/proc/%d/smaps_rollup" % pid) as f:
@@ -80,7 +87,6 @@ def watch_anonymous(proc):
                     maps = max(maps, sum(1 for _ in f))
             except OSError:
                 pass
-        time.sleep(1)
     return peak or None, maps or None
 
 
@@ -123,13 +129,18 @@ def run(args):
                 failures += 1
                 print("mcio-simscale: %s failed (exit %d)\n%s" % (key, proc.returncode,
                       proc.stderr[-2000:]), file=sys.stderr)
-                continue
+                if not calls:
+                    continue
+                # The calls that completed before the run failed or was stopped are kept,
+                # marked with the exit status (a rerun does not skip the case).
+                key += "|exit %d" % proc.returncode
             keep = ("op", "strategy", "ranks", "nodes", "bytes", "aggregators", "rounds",
                     "t_metadata", "t_plan", "t_exchange", "t_io", "t_total", "metadata_bytes",
                     "metadata_messages", "metadata_max_rank_bytes", "metadata_list_bytes")
             doc["cases"].append({
                 "key": key, "ranks": args.ranks, "pattern": pattern, "label": label,
-                "smpi_cfg": args.smpi_cfg or [],
+                "smpi_cfg": args.smpi_cfg or [], "topology": args.topology,
+                "transfer": args.transfer, "exit": proc.returncode,
                 "wall_seconds": round(wall, 1),
                 "cpu_seconds": round(sum(cpu), 1) if cpu else None,
                 "max_rss_kib": int(rss.group(1)) if rss else None,
@@ -152,6 +163,18 @@ def list_bytes(case, call):
     return call["metadata_bytes"] - case["ranks"] * (case["ranks"] - 1) * 96
 
 
+def version(case):
+    """The label, with the network and ior transfer when they are not the defaults."""
+    words = case.get("command", "").split()
+    hints = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--hint" and
+             words[i + 1] not in ("mcio_io_backend=sim", "cb_buffer_size=16m")]
+    extra = [x for x in (case.get("topology", "fattree") != "fattree" and case["topology"],
+                         hints and " ".join(hints),
+                         case.get("transfer", "256k") != "256k" and "transfer " + case["transfer"],
+                         case.get("exit") and "exit %d, calls done" % case["exit"]) if x]
+    return case["label"] + (" (%s)" % ", ".join(extra) if extra else "")
+
+
 def table(args):
     with open(args.json) as f:
         doc = json.load(f)
@@ -168,7 +191,7 @@ def table(args):
                 continue
             print("| %s | %d | %s | %s | %d | %d | %d | %d | %d | %.4f | %s | %.4f | %.4f | %.4f |"
                   " %.0f | %s | %s |" % (
-                      c["label"], c["ranks"], c["pattern"], strategy, w["aggregators"],
+                      version(c), c["ranks"], c["pattern"], strategy, w["aggregators"],
                       w["metadata_bytes"], list_bytes(c, w), w["metadata_messages"],
                       w["metadata_max_rank_bytes"], w["t_metadata"],
                       "%.4f" % r["t_metadata"] if r else "-", w["t_exchange"], w["t_io"],
@@ -192,6 +215,11 @@ def main():
                    help="one more SMPI setting (smpi/allgather:rdb: the allgathers in log2(ranks)"
                         " steps, in place; Open MPI's rule above 50 KB, neighbour exchange, sends"
                         " ranks^2/2 messages, too many to simulate at 4,096 ranks and more)")
+    r.add_argument("--topology", default="fattree", choices=("fattree", "flat"),
+                   help="flat: one non-blocking switch (docs/simulation.md, \"16,384 ranks\")")
+    r.add_argument("--transfer", default="256k",
+                   help="ior's transfer size (1m: one extent per rank, each rank's byte range"
+                        " one domain or two instead of the whole file)")
     r.add_argument("--build")
     t = sub.add_parser("table")
     t.add_argument("json")
