@@ -451,6 +451,31 @@ void expect_chosen_plan(const Job &j)
     free(slots);
 }
 
+/* A choice taken again (the engine, for a call whose inputs are an earlier call's): the plan
+ * mcio_cost_replan makes is the one mcio_cost_decide_plan handed over, its prediction is left
+ * as it was, and it says whether the plan still fits the nodes' memory as they are now. */
+void expect_replanned(const Job &j)
+{
+    mcio_cost_choice d;
+    mcio_fdplan first{}, again{};
+    int *slots = nullptr, *slots_again = nullptr;
+    ASSERT_EQ(mcio_cost_decide_plan(&j.in, &d, &first, &slots), MCIO_SUCCESS);
+    mcio_cost_config c = d.best;
+    c.fits = -1;
+    ASSERT_EQ(mcio_cost_replan(&j.in, &c, &again, &slots_again), MCIO_SUCCESS);
+    EXPECT_EQ(c.fits, 1) << name(c);
+    EXPECT_EQ(c.seconds, d.best.seconds);
+    EXPECT_EQ(mcio_test::domains_of(again), mcio_test::domains_of(first)) << name(c);
+    EXPECT_EQ(again.max_buffer, first.max_buffer);
+    ASSERT_EQ(slots_again == nullptr, slots == nullptr);
+    for (int k = 0; slots && k < first.ndomains; k++)
+        EXPECT_EQ(slots_again[k], slots[k]) << "domain " << k;
+    mcio_fdplan_free(&first);
+    mcio_fdplan_free(&again);
+    free(slots);
+    free(slots_again);
+}
+
 TEST(CostModel, DecidePlanHandsOverTheChosenPlan)
 {
     Job j = interleaved(16 * MiB, 16 * KiB);
@@ -459,15 +484,18 @@ TEST(CostModel, DecidePlanHandsOverTheChosenPlan)
     j.finish(1);
     ASSERT_GT(decide(j).best.depth, 1);
     expect_chosen_plan(j);
+    expect_replanned(j);
     j.cost = table(200e-6, 1.0 / 300e6, 1.0 / 300e6, 20e-6); /* aggregated, depth 1 */
     ASSERT_EQ(decide(j).best.depth, 1);
     ASSERT_FALSE(decide(j).best.independent);
     expect_chosen_plan(j);
+    expect_replanned(j);
     Job k = blocks(256 * KiB, 1); /* independent */
     k.cost = table(2e-6, 1.0 / 2e9, 1.0 / 1e9, 20e-6);
     k.finish(0);
     ASSERT_TRUE(decide(k).best.independent);
     expect_chosen_plan(k);
+    expect_replanned(k);
 }
 
 TEST(CostModel, AggregationOnlyWhereClearlyFasterThanIndependentAccess)
@@ -499,51 +527,16 @@ TEST(CostModel, AggregationOnlyWhereClearlyFasterThanIndependentAccess)
     EXPECT_GT(aggregated, 0);
 }
 
-/* A choice taken again (the engine, for a call whose inputs are an earlier call's): the plan
- * mcio_cost_replan makes is the one mcio_cost_decide_plan handed over, its prediction is left
- * as it was, and it says whether the plan still fits the nodes' memory as they are now. */
-void expect_replanned(const Job &j)
+TEST(CostModel, AChoiceTakenAgainIsCheckedAgainstTheMemoryNow)
 {
-    mcio_cost_choice d;
-    mcio_fdplan first{}, again{};
-    int *slots = nullptr, *slots_again = nullptr;
-    ASSERT_EQ(mcio_cost_decide_plan(&j.in, &d, &first, &slots), MCIO_SUCCESS);
-    mcio_cost_config c = d.best;
-    c.fits = -1;
-    ASSERT_EQ(mcio_cost_replan(&j.in, &c, &again, &slots_again), MCIO_SUCCESS);
-    EXPECT_EQ(c.fits, 1) << name(c);
-    EXPECT_EQ(c.seconds, d.best.seconds);
-    EXPECT_EQ(mcio_test::domains_of(again), mcio_test::domains_of(first)) << name(c);
-    EXPECT_EQ(again.max_buffer, first.max_buffer);
-    ASSERT_EQ(slots_again == nullptr, slots == nullptr);
-    for (int k = 0; slots && k < first.ndomains; k++)
-        EXPECT_EQ(slots_again[k], slots[k]) << "domain " << k;
-    mcio_fdplan_free(&first);
-    mcio_fdplan_free(&again);
-    free(slots);
-    free(slots_again);
-}
-
-TEST(CostModel, AChoiceTakenAgainIsPlannedAsDecidedAndCheckedAgainstMemory)
-{
-    Job j = interleaved(16 * MiB, 16 * KiB);
-    j.cost = table(50e-6, 1.0 / 1e9, 8.0 / 1e9, 20e-6); /* a pipeline */
-    j.cost.msg_byte = 1.0 / 1e9;
-    j.finish(1);
-    ASSERT_GT(decide(j).best.depth, 1);
-    expect_replanned(j);
-    j.cost = table(200e-6, 1.0 / 300e6, 1.0 / 300e6, 20e-6); /* aggregated, depth 1 */
-    ASSERT_FALSE(decide(j).best.independent);
-    expect_replanned(j);
-    Job k = blocks(256 * KiB, 1); /* independent: no plan, always fits */
-    k.cost = table(2e-6, 1.0 / 2e9, 1.0 / 1e9, 20e-6);
-    k.finish(0);
-    ASSERT_TRUE(decide(k).best.independent);
-    expect_replanned(k);
     /* The romio plan chosen with no limit no longer fits a node of 2 MiB: the engine must
-     * decide again. */
+     * decide again (DecidePlanHandsOverTheChosenPlan checks the plan taken again). */
+    Job j = interleaved(16 * MiB, 16 * KiB);
+    j.cost = table(200e-6, 1.0 / 300e6, 1.0 / 300e6, 20e-6);
+    j.finish(1);
     mcio_cost_config c = decide(j).best;
     ASSERT_EQ(c.strategy, MCIO_STRATEGY_ROMIO);
+    ASSERT_FALSE(c.independent);
     j.mem = {2 * MiB};
     j.finish(1);
     mcio_fdplan fd{};
