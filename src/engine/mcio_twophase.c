@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 
 #include "mcio_engine.h"
+#include "mcio_fnv1a.h"
 #include "mcio_sections.h"
 
 /* The collective buffer, page-aligned, and in transparent huge pages where the kernel offers
@@ -424,17 +425,6 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
                : MCIO_SUCCESS;
 }
 
-/* FNV-1a of n 64-bit words, on from h. */
-static uint64_t hash_words(uint64_t h, const int64_t *w, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        for (int b = 0; b < 64; b += 8) {
-            h ^= (uint64_t)w[i] >> b & 0xff;
-            h *= 0x100000001b3ULL;
-        }
-    return h;
-}
-
 /* A node's memory to 1/16: its top five significant bits (-1: no limit). */
 static int64_t memory_bucket(int64_t v)
 {
@@ -453,15 +443,15 @@ static int64_t memory_bucket(int64_t v)
  * choices. Every rank computes it from the same allgathered inputs: the same key everywhere. */
 static uint64_t choice_key(const mcio_topology *topo, const mcio_summary *sum)
 {
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = MCIO_FNV1A_OFFSET;
     for (int r = 0; r < topo->nprocs; r++) {
         int64_t w[4] = {sum[r].start, sum[r].end, sum[r].bytes,
                         topo->rank_extents ? topo->rank_extents[r] : -1};
-        h = hash_words(h, w, 4);
+        h = mcio_fnv1a(h, w, sizeof w);
     }
     for (int j = 0; topo->node_mem && j < topo->nnodes; j++) {
         int64_t b = memory_bucket(topo->node_mem[j]);
-        h = hash_words(h, &b, 1);
+        h = mcio_fnv1a(h, &b, sizeof b);
     }
     return h;
 }

@@ -5,6 +5,7 @@
  * files are unit-tested line by line.
  */
 #include "mcio_network.h"
+#include "mcio_fnv1a.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -210,10 +211,7 @@ typedef struct names {
 
 static size_t name_hash(const char *s)
 {
-    size_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
+    return (size_t)mcio_fnv1a(MCIO_FNV1A_OFFSET, s, strlen(s));
 }
 
 static int names_find(const names *t, const char *s)
