@@ -184,6 +184,32 @@ static int gather_records(MPI_Comm comm, const int mine[4], int *all)
 }
 #endif
 
+#ifndef MCIO_SIMULATE
+/* Who reads the shared memory figures (MemAvailable, the cgroups) at each call: per node, the
+ * first rank in each cgroup the open's probe found; the others of that cgroup send
+ * MCIO_PROBE_AS_READER and their own rlimits. Ranks of one cgroup read the same files at
+ * once: on this 2-core host 8 ranks spent about 1.2 ms per call reading the same 7 files
+ * each (docs/performance.md, issue 20's sixth pass). The cgroup is the one that bound each
+ * rank at open; ranks of separate cgroups under one binding parent are grouped as one (their
+ * figures then count once: the node's figure can only be lower). From the open's records
+ * (probe_all), the same table on every rank. */
+static void choose_readers(MPI_Comm comm, mcio_machine *m)
+{
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    for (int j = 0; j < m->nnodes; j++)
+        for (int i = m->node_first[j]; i < m->node_first[j + 1]; i++) {
+            int r = m->rank_order[i], k = m->node_first[j];
+            const int64_t *x = &m->probe_all[(size_t)MCIO_PROBE_FIELDS * r];
+            while (k < i && memcmp(&m->probe_all[(size_t)MCIO_PROBE_FIELDS * m->rank_order[k] + 3],
+                                   x + 3, 3 * sizeof(int64_t)) != 0)
+                k++;
+            m->mem_reader[r] = m->rank_order[k];
+        }
+    m->mem_not_reader = m->mem_reader[rank] != rank;
+}
+#endif
+
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
 {
     int rank, nprocs, status = MCIO_SUCCESS;
@@ -224,6 +250,7 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     int *index = calloc((size_t)nprocs, sizeof(int));
     m->rank_extents = calloc((size_t)nprocs, sizeof(int64_t));
     m->probe_all = malloc((size_t)nprocs * MCIO_PROBE_FIELDS * sizeof(int64_t));
+    m->mem_reader = malloc((size_t)nprocs * sizeof(int));
     m->rank_order = malloc((size_t)nprocs * sizeof(int));
     m->node_first = calloc((size_t)nprocs + 1, sizeof(int));
 #endif
@@ -232,7 +259,7 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
 #ifdef MCIO_SIMULATE
     all = mcio_sim_gather_run(comm, &ga, mine);
 #else
-    if (!all || !index || !m->rank_extents || !m->probe_all)
+    if (!all || !index || !m->rank_extents || !m->probe_all || !m->mem_reader)
         mine[3] = MCIO_ERR_NOMEM;
     if ((status = gather_records(comm, mine, all)) != MCIO_SUCCESS) {
         describe_failure(status, memdetail, binding, detail);
@@ -267,6 +294,10 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
             m->node_mem_source[j] = MCIO_MEM_VIRTUAL, m->node_mem_used[j] = -1;
     }
     mcio_machine_probe_memory(comm, m, 0, 0);
+#ifndef MCIO_SIMULATE
+    if (!m->mem_is_virtual)
+        choose_readers(comm, m);
+#endif
 done:
 #ifdef MCIO_SIMULATE
     if (all)
@@ -300,6 +331,7 @@ void mcio_machine_free(mcio_machine *m)
     free(m->node_mem_where);
     free(m->probe_node);
     free(m->mem_where);
+    free(m->mem_reader);
     memset(m, 0, sizeof *m);
     m->net = mcio_network_flat();
 }
@@ -317,6 +349,8 @@ void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t *rec,
         mcio_memory_locate("", m->mem_where);
     if (m->mem_is_virtual)
         memset(&p, 0, sizeof p), p.meminfo = p.cgroup = p.cg_used = p.rlimit = -1;
+    else if (m->mem_not_reader) /* the reader's figures stand for these (combine, below) */
+        mcio_memory_probe_own("", mcio_memory_rlimits(), &p), p.meminfo = MCIO_PROBE_AS_READER;
     else if (m->mem_where)
         mcio_memory_probe_located("", m->mem_where, mcio_memory_rlimits(), &p);
     else
@@ -329,6 +363,7 @@ void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t *rec,
     if (path)
         snprintf(path, MCIO_MEM_WHERE_LEN, "%s", p.cg_path);
 }
+
 
 void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extents, int where)
 {
@@ -358,12 +393,15 @@ void mcio_machine_memory_combine(MPI_Comm comm, mcio_machine *m, const int64_t *
     for (int j = 0; j < m->nnodes && !m->mem_is_virtual; j++) {
         int n = m->node_first[j + 1] - m->node_first[j];
         for (int i = 0; i < n; i++) {
-            const int64_t *x = &all[(size_t)stride * m->rank_order[m->node_first[j] + i]];
+            int r = m->rank_order[m->node_first[j] + i];
+            const int64_t *x = &all[(size_t)stride * r], *y = x; /* y: the shared figures */
+            if (x[0] == MCIO_PROBE_AS_READER && m->mem_reader)
+                y = &all[(size_t)stride * m->mem_reader[r]];
             mcio_memory_probe *q = &m->probe_node[i];
             memset(q, 0, sizeof *q);
-            *q = (mcio_memory_probe){.meminfo = x[0], .cgroup = x[1], .cg_used = x[2],
-                                     .cg_version = (int)x[3], .cg_dev = (uint64_t)x[4],
-                                     .cg_ino = (uint64_t)x[5], .rlimit = x[6]};
+            *q = (mcio_memory_probe){.meminfo = y[0], .cgroup = y[1], .cg_used = y[2],
+                                     .cg_version = (int)y[3], .cg_dev = (uint64_t)y[4],
+                                     .cg_ino = (uint64_t)y[5], .rlimit = x[6]};
         }
         int w;
         m->node_mem[j] = mcio_memory_node(n, m->probe_node, &m->node_mem_source[j], &w,

@@ -6,8 +6,9 @@
  * order ("accumulated" binding: consecutive ranks fill a socket first), so one host can act
  * as many nodes and every node-dependent path can be tested on it.
  * Memory per node (mcio_memory.h): the tightest of MemAvailable, the ranks' memory cgroups
- * and their rlimits, read by every rank at open and again at each call that plans
- * (mcio_machine_probe_memory), or virtual (MCIO_VIRTUAL_NODE_MEMORY).
+ * and their rlimits, read by every rank at open (mcio_machine_probe_memory) and again at each
+ * call that plans, then by one rank per node and cgroup, the reader, whose figures stand for
+ * the others' (each still reads its own rlimits), or virtual (MCIO_VIRTUAL_NODE_MEMORY).
  */
 #ifndef MCIO_MACHINE_H
 #define MCIO_MACHINE_H
@@ -42,6 +43,9 @@ typedef struct mcio_machine {
     int *node_first;        /* [nnodes + 1] where each node's ranks start in rank_order */
     struct mcio_memory_probe *probe_node; /* [most ranks on a node] */
     struct mcio_memory_where *mem_where;  /* this rank's memory cgroups, located at open */
+    int *mem_reader;  /* [nprocs] the rank that reads each rank's shared figures at a call: the
+                         first of its node in the cgroup it named at open (NULL: each its own) */
+    int mem_not_reader; /* this rank sends MCIO_PROBE_AS_READER, not its shared figures */
 #ifdef MCIO_SIMULATE
     /* Kept once for all simulated ranks (mcio_machine_sim.h): node_of_rank, socket_of_rank,
      * rank_order and node_first live in sim_map; probe_all and rank_extents in the probe's
@@ -52,6 +56,9 @@ typedef struct mcio_machine {
 } mcio_machine;
 
 #define MCIO_PROBE_FIELDS 8
+/* A record's first field (MemAvailable) from a rank that is not its node's reader for its
+ * cgroup: its fields 0-5 are the reader's (mcio_machine_memory_combine). */
+#define MCIO_PROBE_AS_READER (-2)
 
 /*
  * Collective over comm: every rank reads its memory (mcio_memory_probe_at "/") and tells the

@@ -364,29 +364,24 @@ int mcio_memory_probe_at(const char *root, mcio_rlimits rl, mcio_memory_probe *o
     return mcio_memory_probe_located(root, &w, rl, out);
 }
 
-int mcio_memory_probe_located(const char *root, const mcio_memory_where *where, mcio_rlimits rl,
-                              mcio_memory_probe *out)
+/* The process's rlimit headroom (RLIMIT_AS, RLIMIT_DATA against VmSize, VmData) into out. */
+static void probe_rlimit(const char *root, mcio_rlimits rl, mcio_memory_probe *out)
 {
     char text[8192];
-    memset(out, 0, sizeof *out);
-    out->meminfo = out->cgroup = out->cg_used = out->cg_limit = out->rlimit = -1;
-    if (read_text(root, "/proc/meminfo", text, sizeof text) == 0)
-        out->meminfo = mcio_memory_parse_meminfo(text);
-    for (int i = 0; i < where->n; i++) {
-        char dir[sizeof where->cg[i].dir], path[sizeof where->cg[i].path];
-        strcpy(dir, where->cg[i].dir); /* the walk cuts them as it goes up */
-        strcpy(path, where->cg[i].path);
-        walk_cgroup(out, where->cg[i].version, root, where->cg[i].mnt, dir, path);
+    if ((rl.as < 0 && rl.data < 0) || read_text(root, "/proc/self/status", text, sizeof text) != 0)
+        return;
+    int64_t vsize = status_kib(text, "VmSize:"), vdata = status_kib(text, "VmData:");
+    if (rl.as >= 0 && vsize >= 0)
+        out->rlimit = rl.as > vsize ? rl.as - vsize : 0;
+    if (rl.data >= 0 && vdata >= 0) {
+        int64_t h = rl.data > vdata ? rl.data - vdata : 0;
+        out->rlimit = out->rlimit < 0 || h < out->rlimit ? h : out->rlimit;
     }
-    if ((rl.as >= 0 || rl.data >= 0) && read_text(root, "/proc/self/status", text, sizeof text) == 0) {
-        int64_t vsize = status_kib(text, "VmSize:"), vdata = status_kib(text, "VmData:");
-        if (rl.as >= 0 && vsize >= 0)
-            out->rlimit = rl.as > vsize ? rl.as - vsize : 0;
-        if (rl.data >= 0 && vdata >= 0) {
-            int64_t h = rl.data > vdata ? rl.data - vdata : 0;
-            out->rlimit = out->rlimit < 0 || h < out->rlimit ? h : out->rlimit;
-        }
-    }
+}
+
+/* out->avail and out->source: the tightest of the figures read. */
+static void probe_avail(mcio_memory_probe *out)
+{
     out->avail = -1;
     out->source = MCIO_MEM_UNKNOWN;
     const int64_t fig[3] = {out->meminfo, out->cgroup, out->rlimit};
@@ -396,6 +391,37 @@ int mcio_memory_probe_located(const char *root, const mcio_memory_where *where, 
     for (int i = 0; i < 3; i++)
         if (fig[i] >= 0 && (out->avail < 0 || fig[i] < out->avail))
             out->avail = fig[i], out->source = src[i];
+}
+
+static void probe_init(mcio_memory_probe *out)
+{
+    memset(out, 0, sizeof *out);
+    out->meminfo = out->cgroup = out->cg_used = out->cg_limit = out->rlimit = -1;
+}
+
+int mcio_memory_probe_located(const char *root, const mcio_memory_where *where, mcio_rlimits rl,
+                              mcio_memory_probe *out)
+{
+    char text[8192];
+    probe_init(out);
+    if (read_text(root, "/proc/meminfo", text, sizeof text) == 0)
+        out->meminfo = mcio_memory_parse_meminfo(text);
+    for (int i = 0; i < where->n; i++) {
+        char dir[sizeof where->cg[i].dir], path[sizeof where->cg[i].path];
+        strcpy(dir, where->cg[i].dir); /* the walk cuts them as it goes up */
+        strcpy(path, where->cg[i].path);
+        walk_cgroup(out, where->cg[i].version, root, where->cg[i].mnt, dir, path);
+    }
+    probe_rlimit(root, rl, out);
+    probe_avail(out);
+    return MCIO_SUCCESS;
+}
+
+int mcio_memory_probe_own(const char *root, mcio_rlimits rl, mcio_memory_probe *out)
+{
+    probe_init(out);
+    probe_rlimit(root, rl, out);
+    probe_avail(out);
     return MCIO_SUCCESS;
 }
 

@@ -112,6 +112,11 @@ void mcio_memory_locate(const char *root, mcio_memory_where *w);
 int mcio_memory_probe_located(const char *root, const mcio_memory_where *where, mcio_rlimits rl,
                               mcio_memory_probe *out);
 
+/* The figures that are the process's own, the rlimits' headroom, read now; the shared ones
+ * (MemAvailable, the cgroups) left at -1: for a rank whose node's and cgroup's figures another
+ * rank reads for it (mcio_machine_memory_read). Returns 0. */
+int mcio_memory_probe_own(const char *root, mcio_rlimits rl, mcio_memory_probe *out);
+
 /* The calling process's limits (getrlimit RLIMIT_AS, RLIMIT_DATA). */
 mcio_rlimits mcio_memory_rlimits(void);
 
