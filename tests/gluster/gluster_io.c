@@ -559,6 +559,56 @@ static void scenario_fill(void)
                "the fill failed with %d '%s', not for lack of space", o.status, o.msg);
 }
 
+/* After a cross-count read that found wrong bytes: the first wrong run's file offset and
+ * length; whether a plain pread of the same bytes now finds them right (then the read went
+ * wrong, or the file changed since) or as mcio read them (the file holds them); and whether
+ * they are generation 5's data of another offset (a misplaced piece), tried at the shifts this
+ * layout could make: a block, a region, a read piece, a shard, powers of two. */
+static void diagnose_cross(const char *path, const mt_extents *e, const uint8_t *got,
+                           const uint8_t *want)
+{
+    int64_t at = 0, i = 0, n = mt_ext_bytes(e);
+    while (at < n && got[at] == want[at])
+        at++;
+    if (at == n)
+        return;
+    int64_t end = at;
+    for (int64_t same = 0; end < n && same < 64; end++) /* a run, across chance agreements */
+        same = got[end] == want[end] ? same + 1 : 0;
+    end -= 64 <= end - at ? 64 : 0;
+    int64_t base = 0;
+    while (i < e->n && base + e->len[i] <= at)
+        base += e->len[i++];
+    int64_t off = e->off[i] + (at - base), len = end - at < e->len[i] - (at - base) ? end - at : e->len[i] - (at - base);
+    uint8_t *now = mt_malloc((size_t)len);
+    int fd = open(path, O_RDONLY);
+    ssize_t r = fd >= 0 ? pread(fd, now, (size_t)len, off) : -1;
+    if (fd >= 0)
+        close(fd);
+    int64_t as_want = 0, as_got = 0;
+    for (int64_t k = 0; r == len && k < len; k++)
+        as_want += now[k] == want[at + k], as_got += now[k] == got[at + k];
+    static const int64_t unit[] = {300000, 6000000, 65536 + 4093, 4194304, 65536, 131072, 262144,
+                                   524288, 1048576, 2097152};
+    char shift[64] = "none found";
+    for (size_t u = 0; u < sizeof unit / sizeof unit[0] && !strcmp(shift, "none found"); u++)
+        for (int sign = -1; sign <= 1; sign += 2) {
+            int64_t s = sign * unit[u], m = 0, k = 0;
+            for (; k < 32 && k < len && off + s + k >= 0; k++)
+                m += got[at + k] == mt_data(off + s + k, 5);
+            if (k > 0 && m == k) {
+                snprintf(shift, sizeof shift, "%+" PRId64, s);
+                break;
+            }
+        }
+    fprintf(stderr, "gluster_io rank %d: first wrong run at file offset %" PRId64 ", %" PRId64
+                    " bytes (within one extent); a pread of it now: %s, %" PRId64 " of its bytes as"
+                    " expected, %" PRId64 " as mcio read them; as generation 5's data at a shift:"
+                    " %s\n",
+            mt.rank, off, len, r == len ? "read" : "failed", as_want, as_got, shift);
+    free(now);
+}
+
 /* cross-write: regions [0, calls) with generation 5. cross-read: read them back (any rank count
  * and block layout that covers the same bytes: here each rank reads a contiguous slice). */
 static void scenario_cross(int write)
@@ -592,7 +642,8 @@ static void scenario_cross(int write)
         uint8_t *got = mt_malloc((size_t)n);
         if (CHECK_OK(mcio_read_at_all(fh, e.n, e.off, e.len, got)) == MCIO_SUCCESS) {
             uint8_t *want = mt_pack(&e, 5);
-            MT_COMPARE(got, want, n, 0, "cross-count read");
+            if (!MT_COMPARE(got, want, n, 0, "cross-count read"))
+                diagnose_cross(opt.file, &e, got, want);
             free(want);
         }
         free(got);
