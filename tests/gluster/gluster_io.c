@@ -177,14 +177,26 @@ static int verify_regions(const char *path, int nreg, unsigned gen)
     uint8_t *got = mt_malloc((size_t)(hi - lo)), *want = mt_malloc((size_t)(hi - lo));
     for (int64_t o = lo; o < hi; o++)
         want[o - lo] = mt_data(o, gen);
-    int fd = open(path, O_RDONLY);
+    int fd = open(path, O_RDONLY), err = fd < 0 ? errno : 0;
     while (fd >= 0 && done < hi - lo) {
         ssize_t n = pread(fd, got + done, (size_t)(hi - lo - done), lo + done);
-        if (n <= 0)
+        if (n <= 0) {
+            err = n < 0 ? errno : 0;
             break;
+        }
         done += n;
     }
     int ok = fd >= 0 && done == hi - lo && memcmp(got, want, (size_t)(hi - lo)) == 0;
+    if (!ok) { /* which way: the read (and the file's size then), or the bytes */
+        struct stat sb;
+        int64_t size = fd >= 0 && fstat(fd, &sb) == 0 ? (int64_t)sb.st_size : -1, bad = 0;
+        while (bad < done && got[bad] == want[bad])
+            bad++;
+        fprintf(stderr, "gluster_io rank %d: verify %s [%" PRId64 ", %" PRId64 "): read %" PRId64
+                        " bytes (%s), file size %" PRId64 "; %s at %" PRId64 "\n",
+                mt.rank, path, lo, hi, done, err ? strerror(err) : "no error", size,
+                bad < done ? "first wrong byte" : "all read bytes right, up", lo + bad);
+    }
     if (fd >= 0)
         close(fd);
     free(got);
