@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -125,6 +126,8 @@ def run(args):
             if os.path.exists(stats):
                 with open(stats) as f:
                     calls = [json.loads(line) for line in f if line.strip()]
+                if args.stats_out:
+                    shutil.copyfile(stats, args.stats_out)
             if proc.returncode != 0 or not calls:
                 failures += 1
                 print("mcio-simscale: %s failed (exit %d)\n%s" % (key, proc.returncode,
@@ -221,6 +224,9 @@ def main():
                    help="ior's transfer size (1m: one extent per rank, each rank's byte range"
                         " one domain or two instead of the whole file)")
     r.add_argument("--build")
+    r.add_argument("--stats-out", metavar="FILE",
+                   help="also keep the run's MCIO_STATS lines whole (to compare"
+                        " plans and simulated times between builds)")
     t = sub.add_parser("table")
     t.add_argument("json")
     args = ap.parse_args()
