@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -72,8 +73,9 @@ def watch_anonymous(proc):
     while proc.poll() is None:
         # Reading smaps_rollup and maps walks every mapping under the simulator's mmap lock:
         # at 16,384 ranks (500,000 mappings) a sample a second took a fifth of a core from the
-        # simulation and stalled it; sample every 10 s once the mappings are many.
-        if time.time() - last < (10 if maps > 50000 else 1):
+        # simulation and stalled it, and at 4,096 ranks (23,500 mappings) one sample took 0.12 s
+        # of system time; sample once per 5,000 mappings' seconds (1 to 60 s).
+        if time.time() - last < min(60, max(1, maps / 5000)):
             time.sleep(0.5)
             continue
         last = time.time()
@@ -125,6 +127,8 @@ def run(args):
             if os.path.exists(stats):
                 with open(stats) as f:
                     calls = [json.loads(line) for line in f if line.strip()]
+                if args.stats_out:
+                    shutil.copyfile(stats, args.stats_out)
             if proc.returncode != 0 or not calls:
                 failures += 1
                 print("mcio-simscale: %s failed (exit %d)\n%s" % (key, proc.returncode,
@@ -221,6 +225,9 @@ def main():
                    help="ior's transfer size (1m: one extent per rank, each rank's byte range"
                         " one domain or two instead of the whole file)")
     r.add_argument("--build")
+    r.add_argument("--stats-out", metavar="FILE",
+                   help="also keep the run's MCIO_STATS lines whole (to compare"
+                        " plans and simulated times between builds)")
     t = sub.add_parser("table")
     t.add_argument("json")
     args = ap.parse_args()

@@ -84,6 +84,50 @@ void mcio_node_gather_run(const mcio_node_gather *g, const mcio_machine *m, cons
 int64_t mcio_node_gather_sent(const mcio_node_gather *g, const mcio_machine *m);
 int64_t mcio_node_gather_received(const mcio_node_gather *g, const mcio_machine *m);
 
+#ifdef MCIO_SIMULATE
+/*
+ * The simulation build's plan of a call, made once for the simulated ranks of the file's
+ * communicator (mcio_twophase.c): the planning's pure part (the domains, aggregators and rounds
+ * from the allgathered summaries, and the memory model of the plan) gives the same result on
+ * every rank, and all simulated ranks run in one process, so that at 16,384 ranks every rank's
+ * planning from 16,384 summaries was done 16,384 times. The first rank to plan a call keeps
+ * its results here, in the derived area of the summaries' gather of that call (one per gather,
+ * two alternating, as the table: mcio_machine_sim.h); the others copy them. The arrays are the
+ * keeper's allocations on the one heap: freed by the rank that reuses the area two gathers
+ * later, or by the file's last rank at close (mcio_engine_shared_plans_free).
+ */
+typedef struct mcio_shared_plan {
+    unsigned gen;         /* the summaries' gather this entry is of (0: none yet) */
+    int write;
+    int planned, modelled; /* which of the two parts is kept */
+    int plan_status, model_status;
+    mcio_fdplan fd;       /* plan_domains' results */
+    int *slots;
+    int own_access, depth, chose;
+    int64_t total_bytes;
+    mcio_cost_choice choice;
+    int chosen_valid;     /* the file's choice for the operation after planning (strategy auto) */
+    uint64_t chosen_key;
+    mcio_cost_choice chosen_choice;
+    int64_t *mem_model;   /* [2 * nnodes] mcio_stats_model's */
+    int combined;         /* the node figures of mcio_file_memory_combine, [nnodes] each */
+    int64_t *node_mem, *node_mem_used;
+    int *node_mem_source, *which;
+} mcio_shared_plan;
+
+/* The shared plan of fh's last gather of the summaries, for an operation (write); NULL when it
+ * is another operation's, which a collective call cannot meet. The first rank to ask in a
+ * gather clears what the entry held two gathers before. Local. */
+mcio_shared_plan *mcio_engine_shared_plan(mcio_file fh, int write);
+
+/* mcio_file_memory_combine once per call: the first rank computes the node figures into e,
+ * the others copy them; the paths still go to rank 0 from every rank (path, as there). */
+void mcio_file_memory_combine_shared(mcio_file fh, const char *path, mcio_shared_plan *e);
+
+/* Local: what the file's shared plans hold, freed; by the last rank of the file only. */
+void mcio_engine_shared_plans_free(mcio_file fh);
+#endif
+
 struct mcio_file_s {
     MPI_Comm comm; /* private duplicate: our messages never meet the application's */
     int rank, nprocs;

@@ -123,6 +123,7 @@ static void file_free(mcio_file f)
     free(f->stats_budget);
     free(f->stats_peak);
 #ifdef MCIO_SIMULATE
+    mcio_engine_shared_plans_free(f);
     mcio_sim_gather_free(&f->sim_summaries);
 #else
     free(f->summaries);
@@ -149,6 +150,38 @@ void mcio_file_memory_combine(mcio_file f, const char *path)
     node_budgets(f);
 }
 
+#ifdef MCIO_SIMULATE
+void mcio_file_memory_combine_shared(mcio_file f, const char *path, mcio_shared_plan *e)
+{
+    mcio_machine *m = &f->machine;
+    size_t nn = (size_t)m->nnodes;
+    if (!e->combined) {
+        e->node_mem = malloc((nn + 1) * sizeof(int64_t));
+        e->node_mem_used = malloc((nn + 1) * sizeof(int64_t));
+        e->node_mem_source = malloc((nn + 1) * sizeof(int));
+        e->which = malloc((nn + 1) * sizeof(int));
+        if (!e->node_mem || !e->node_mem_used || !e->node_mem_source || !e->which) {
+            free(e->node_mem), free(e->node_mem_used), free(e->node_mem_source), free(e->which);
+            e->node_mem = e->node_mem_used = NULL, e->node_mem_source = e->which = NULL;
+            mcio_file_memory_combine(f, path); /* not kept: the next rank combines for itself */
+            return;
+        }
+        mcio_machine_memory_nodes(m, f->summaries[0].mem, MCIO_RECORD_WORDS, e->which);
+        memcpy(e->node_mem, m->node_mem, nn * sizeof(int64_t));
+        memcpy(e->node_mem_used, m->node_mem_used, nn * sizeof(int64_t));
+        memcpy(e->node_mem_source, m->node_mem_source, nn * sizeof(int));
+        e->combined = 1;
+    } else { /* rank_extents lies in the probe's shared area: the first rank wrote it */
+        memcpy(m->node_mem, e->node_mem, nn * sizeof(int64_t));
+        memcpy(m->node_mem_used, e->node_mem_used, nn * sizeof(int64_t));
+        memcpy(m->node_mem_source, e->node_mem_source, nn * sizeof(int));
+    }
+    if (f->stats_on)
+        mcio_machine_memory_where(f->comm, m, path, e->which);
+    node_budgets(f);
+}
+#endif
+
 void mcio_file_gather_records(mcio_file f, const mcio_rank_record *mine)
 {
 #ifdef MCIO_SIMULATE
@@ -174,7 +207,8 @@ static mcio_file summaries_alloc(MPI_Comm dup, mcio_file f)
     PMPI_Comm_size(dup, &nprocs);
 #ifdef MCIO_SIMULATE
     mcio_sim_gather tmp;
-    int st = mcio_sim_gather_init(dup, sizeof(mcio_rank_record), 0, f ? &f->sim_summaries : &tmp);
+    int st = mcio_sim_gather_init(dup, sizeof(mcio_rank_record), sizeof(mcio_shared_plan),
+                                  f ? &f->sim_summaries : &tmp);
     if (st != MCIO_SUCCESS || !f) {
         if (st == MCIO_SUCCESS)
             mcio_sim_gather_free(&tmp);

@@ -546,6 +546,128 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
     return st;
 }
 
+#ifdef MCIO_SIMULATE
+/* What a shared plan holds, freed (mcio_engine.h). */
+static void shared_plan_clear(mcio_shared_plan *e)
+{
+    mcio_fdplan_free(&e->fd);
+    free(e->slots);
+    free(e->mem_model);
+    free(e->node_mem);
+    free(e->node_mem_used);
+    free(e->node_mem_source);
+    free(e->which);
+    memset(e, 0, sizeof *e);
+}
+
+void mcio_engine_shared_plans_free(mcio_file fh)
+{
+    mcio_sim_gather *g = &fh->sim_summaries;
+    if (!mcio_sim_shared_last(g->shared))
+        return;
+    for (int k = 0; k < 2; k++)
+        if (g->area[k])
+            shared_plan_clear((mcio_shared_plan *)g->area[k]);
+}
+
+mcio_shared_plan *mcio_engine_shared_plan(mcio_file fh, int write)
+{
+    mcio_shared_plan *e = mcio_sim_gather_area(&fh->sim_summaries);
+    if (e->gen != fh->sim_summaries.gen) {
+        shared_plan_clear(e);
+        e->gen = fh->sim_summaries.gen;
+        e->write = write;
+    }
+    return e->write == write ? e : NULL;
+}
+
+/* *dst = the n entries of src in an allocation of its own (NULL src: NULL); 0 or NOMEM. */
+static int copy_array(void **dst, const void *src, size_t bytes)
+{
+    *dst = NULL;
+    if (!src)
+        return MCIO_SUCCESS;
+    if (!(*dst = malloc(bytes + 1)))
+        return MCIO_ERR_NOMEM;
+    memcpy(*dst, src, bytes);
+    return MCIO_SUCCESS;
+}
+#endif
+
+/* plan_domains, once per call in the simulation build (mcio_shared_plan): the first rank keeps
+ * its results, the others take a copy. */
+static int plan_domains_once(mcio_file fh, struct mcio_plan_s *p, int write)
+{
+#ifdef MCIO_SIMULATE
+    mcio_shared_plan *e = mcio_engine_shared_plan(fh, write);
+    int w = write != 0;
+    if (e && e->planned) {
+        p->own_access = e->own_access;
+        p->depth = e->depth;
+        p->chose = e->chose;
+        p->choice = e->choice;
+        p->total_bytes = e->total_bytes;
+        fh->chosen[w].valid = e->chosen_valid;
+        fh->chosen[w].key = e->chosen_key;
+        fh->chosen[w].choice = e->chosen_choice;
+        if (e->plan_status != MCIO_SUCCESS)
+            return e->plan_status;
+        if (mcio_fdplan_copy(&e->fd, &p->fd) != MCIO_SUCCESS ||
+            copy_array((void **)&p->slots, e->slots, (size_t)e->fd.ndomains * sizeof(int)) !=
+                MCIO_SUCCESS)
+            return MCIO_ERR_NOMEM;
+        return MCIO_SUCCESS;
+    }
+    int st = plan_domains(fh, p, write);
+    if (!e)
+        return st;
+    if (st == MCIO_SUCCESS &&
+        (mcio_fdplan_copy(&p->fd, &e->fd) != MCIO_SUCCESS ||
+         copy_array((void **)&e->slots, p->slots, (size_t)p->fd.ndomains * sizeof(int)) !=
+             MCIO_SUCCESS)) {
+        mcio_fdplan_free(&e->fd); /* not kept: the next rank plans for itself */
+        return st;
+    }
+    e->planned = 1;
+    e->plan_status = st;
+    e->own_access = p->own_access;
+    e->depth = p->depth;
+    e->chose = p->chose;
+    e->choice = p->choice;
+    e->total_bytes = p->total_bytes;
+    e->chosen_valid = fh->chosen[w].valid;
+    e->chosen_key = fh->chosen[w].key;
+    e->chosen_choice = fh->chosen[w].choice;
+    return st;
+#else
+    return plan_domains(fh, p, write);
+#endif
+}
+
+/* mcio_stats_model, once per call in the simulation build, as plan_domains_once. */
+static int stats_model_once(mcio_file fh, struct mcio_plan_s *p, int write)
+{
+#ifdef MCIO_SIMULATE
+    mcio_shared_plan *e = mcio_engine_shared_plan(fh, write);
+    size_t bytes = ((size_t)fh->machine.nnodes + 1) * 2 * sizeof(int64_t);
+    if (e && e->modelled) {
+        if (e->model_status != MCIO_SUCCESS)
+            return e->model_status;
+        return copy_array((void **)&p->mem_model, e->mem_model, bytes);
+    }
+    int st = mcio_stats_model(fh, p);
+    if (e && (st != MCIO_SUCCESS || copy_array((void **)&e->mem_model, p->mem_model, bytes) ==
+                                        MCIO_SUCCESS)) {
+        e->modelled = 1;
+        e->model_status = st;
+    }
+    return st;
+#else
+    (void)write;
+    return mcio_stats_model(fh, p);
+#endif
+}
+
 /* Still phase 2, local: sub-buffers, this rank's pieces cut by domain and round, the list
  * buffers, and which domain this rank aggregates. */
 static int schedule_mine(mcio_file fh, struct mcio_plan_s *p, list_bufs *lb)
@@ -640,19 +762,27 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
         goto fail;
     }
+#ifdef MCIO_SIMULATE
+    mcio_shared_plan *shared = mcio_engine_shared_plan(fh, write);
+    if (shared)
+        mcio_file_memory_combine_shared(fh, where, shared);
+    else
+        mcio_file_memory_combine(fh, where);
+#else
     mcio_file_memory_combine(fh, where);
+#endif
     summaries_counted(fh, p);
     double t1 = PMPI_Wtime();
 
     /* 2. Planning: pure, the same on every rank; then this rank's schedule. An own-access plan
      * has no domains to schedule, no lists and no buffers. */
-    st = fail_planning > 0 ? (fail_planning--, MCIO_ERR_NOMEM) : plan_domains(fh, p, write);
+    st = fail_planning > 0 ? (fail_planning--, MCIO_ERR_NOMEM) : plan_domains_once(fh, p, write);
     p->cb_rounds = p->fd.max_rounds;
     int aggregate = !p->own_access;
     if (aggregate && st == MCIO_SUCCESS)
         st = schedule_mine(fh, p, &lb);
     if (st == MCIO_SUCCESS)
-        st = mcio_stats_model(fh, p); /* the memory model of the plan as it will run */
+        st = stats_model_once(fh, p, write); /* the memory model of the plan as it will run */
     if (st == MCIO_ERR_ARG)
         snprintf(detail, MCIO_DETAIL_LEN,
                  "a file domain would need more than 2^31 rounds of cb_buffer_size=%" PRId64

@@ -380,12 +380,8 @@ void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extent
     mcio_machine_memory_combine(comm, m, m->probe_all, MCIO_PROBE_FIELDS, path, where);
 }
 
-void mcio_machine_memory_combine(MPI_Comm comm, mcio_machine *m, const int64_t *all, int stride,
-                                 const char *path, int where)
+void mcio_machine_memory_nodes(mcio_machine *m, const int64_t *all, int stride, int *which)
 {
-    int rank;
-    PMPI_Comm_rank(comm, &rank);
-    int *which = where && rank == 0 ? malloc(((size_t)m->nnodes + 1) * sizeof(int)) : NULL;
     for (int j = 0; which && j < m->nnodes; j++)
         which[j] = -1;
     for (int r = 0; r < m->nprocs; r++)
@@ -409,10 +405,14 @@ void mcio_machine_memory_combine(MPI_Comm comm, mcio_machine *m, const int64_t *
         if (which)
             which[j] = w < 0 ? -1 : m->rank_order[m->node_first[j] + w];
     }
+}
+
+void mcio_machine_memory_where(MPI_Comm comm, mcio_machine *m, const char *path, const int *which)
+{
     /* The binding cgroups' paths, to rank 0 (every rank sends its own; rank 0 keeps those of
      * the ranks that name a node's figure). Statistics only: best effort without memory. */
-    if (!where)
-        goto done;
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
     char *paths = NULL;
     int ok = 1;
     if (rank == 0) {
@@ -430,6 +430,16 @@ void mcio_machine_memory_combine(MPI_Comm comm, mcio_machine *m, const int64_t *
                      "%s", which[j] >= 0 ? &paths[(size_t)which[j] * MCIO_MEM_WHERE_LEN] : "");
     }
     free(paths);
-done:
+}
+
+void mcio_machine_memory_combine(MPI_Comm comm, mcio_machine *m, const int64_t *all, int stride,
+                                 const char *path, int where)
+{
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    int *which = where && rank == 0 ? malloc(((size_t)m->nnodes + 1) * sizeof(int)) : NULL;
+    mcio_machine_memory_nodes(m, all, stride, which);
+    if (where)
+        mcio_machine_memory_where(comm, m, path, which);
     free(which);
 }

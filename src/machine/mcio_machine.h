@@ -80,6 +80,13 @@ void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t *rec,
 void mcio_machine_memory_combine(MPI_Comm comm, mcio_machine *m, const int64_t *all, int stride,
                                  const char *path, int where);
 
+/* The two halves of mcio_machine_memory_combine. Local: the node figures and rank_extents from
+ * the records, and in which[j] (NULL: not wanted) the rank whose record gave node j's figure,
+ * or -1. Collective over comm: the binding cgroups' paths to rank 0 (path this rank's; which
+ * as the first half filled it, needed on rank 0 only). */
+void mcio_machine_memory_nodes(mcio_machine *m, const int64_t *all, int stride, int *which);
+void mcio_machine_memory_where(MPI_Comm comm, mcio_machine *m, const char *path, const int *which);
+
 /* Collective over comm. Returns a status, the same on every rank, with detail on error. */
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN]);
 

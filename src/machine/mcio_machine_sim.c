@@ -69,6 +69,11 @@ void mcio_sim_shared_free(void *p)
         free(h);
 }
 
+int mcio_sim_shared_last(const void *p)
+{
+    return p && ((const shared_head *)p - 1)->refs == 1;
+}
+
 int mcio_sim_gather_init(MPI_Comm comm, size_t record, size_t area_bytes, mcio_sim_gather *g)
 {
     memset(g, 0, sizeof *g);

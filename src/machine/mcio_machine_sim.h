@@ -53,6 +53,10 @@ const char *mcio_sim_topology_file(void);
 void *mcio_sim_shared_alloc(MPI_Comm comm, size_t bytes);
 void mcio_sim_shared_free(void *p);
 
+/* Local: 1 when the calling rank is the last holder of shared allocation p (its
+ * mcio_sim_shared_free frees it), so that it frees what the allocation points to first. */
+int mcio_sim_shared_last(const void *p);
+
 typedef struct mcio_sim_gather {
     char *table[2];   /* shared: nprocs records each, alternating by gather */
     char *area[2];    /* shared: area_bytes each, derived from the table of the same gather */

@@ -370,6 +370,40 @@ TEST(FillRounds, PresetWindowsAndStripe)
     EXPECT_EQ(P.p.max_buffer, 256);
 }
 
+/* --- mcio_fdplan_copy: the simulation build's shared plan is taken by copy --- */
+
+TEST(FdplanCopy, SameDomainsAndFiguresInArraysOfItsOwn)
+{
+    Plan P, C;
+    ASSERT_EQ(mcio_fdplan_alloc(&P.p, 3), MCIO_SUCCESS);
+    int64_t fs[] = {0, 1000, 2000}, fe[] = {1000, 2000, 2000};
+    for (int d = 0; d < 3; d++) {
+        P.p.agg_rank[d] = 3 * d;
+        P.p.fd_start[d] = fs[d];
+        P.p.fd_end[d] = fe[d];
+    }
+    mcio_summary sum[] = {{10, 1500, 700}, {0, 0, 0}, {1200, 1300, 100}};
+    mcio_planner_params params{};
+    params.buffer_size = 300;
+    params.stripe = 64;
+    ASSERT_EQ(mcio_fdplan_fill_rounds(&P.p, 3, sum, params), MCIO_SUCCESS);
+    P.p.fallbacks = 2;
+    P.p.memory_conscious = 1;
+    ASSERT_EQ(mcio_fdplan_copy(&P.p, &C.p), MCIO_SUCCESS);
+    EXPECT_EQ(mcio_test::domains_of(C.p), mcio_test::domains_of(P.p));
+    EXPECT_EQ(C.p.max_rounds, P.p.max_rounds);
+    EXPECT_EQ(C.p.max_buffer, P.p.max_buffer);
+    EXPECT_EQ(C.p.fallbacks, 2);
+    EXPECT_EQ(C.p.memory_conscious, 1);
+    EXPECT_NE(C.p.agg_rank, P.p.agg_rank);
+    EXPECT_NE(C.p.window, P.p.window);
+
+    Plan E, CE;
+    ASSERT_EQ(mcio_fdplan_alloc(&E.p, 0), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_fdplan_copy(&E.p, &CE.p), MCIO_SUCCESS);
+    EXPECT_EQ(CE.p.ndomains, 0);
+}
+
 /* --- mcio_fdplan_find and mcio_fdplan_round --- */
 
 struct FindCase {

@@ -40,6 +40,25 @@ void mcio_fdplan_free(mcio_fdplan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
+int mcio_fdplan_copy(const mcio_fdplan *src, mcio_fdplan *dst)
+{
+    if (mcio_fdplan_alloc(dst, src->ndomains) != MCIO_SUCCESS)
+        return MCIO_ERR_NOMEM;
+    size_t n = (size_t)(src->ndomains > 0 ? src->ndomains : 0);
+    memcpy(dst->agg_rank, src->agg_rank, n * sizeof(int));
+    memcpy(dst->rounds, src->rounds, n * sizeof(int));
+    memcpy(dst->fd_start, src->fd_start, n * sizeof(int64_t));
+    memcpy(dst->fd_end, src->fd_end, n * sizeof(int64_t));
+    memcpy(dst->win_start, src->win_start, n * sizeof(int64_t));
+    memcpy(dst->win_end, src->win_end, n * sizeof(int64_t));
+    memcpy(dst->window, src->window, n * sizeof(int64_t));
+    dst->max_rounds = src->max_rounds;
+    dst->max_buffer = src->max_buffer;
+    dst->fallbacks = src->fallbacks;
+    dst->memory_conscious = src->memory_conscious;
+    return MCIO_SUCCESS;
+}
+
 static int by_start(const void *a, const void *b)
 {
     int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];

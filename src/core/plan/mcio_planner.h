@@ -365,6 +365,9 @@ int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *s
 
 void mcio_fdplan_free(mcio_fdplan *plan);
 
+/* A copy of src in *dst, arrays of its own. Pure; 0 or MCIO_ERR_NOMEM (*dst then empty). */
+int mcio_fdplan_copy(const mcio_fdplan *src, mcio_fdplan *dst);
+
 /* Bytes of the collective buffer the aggregator of domain d holds: its window, or less when the
  * domain's data is shorter. The engine allocates exactly this much. */
 static inline int64_t mcio_fdplan_buffer(const mcio_fdplan *plan, int d)
