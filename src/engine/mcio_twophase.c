@@ -726,6 +726,22 @@ static void summaries_counted(mcio_file fh, mcio_plan p)
     }
 }
 
+/* The nodes' memory from the gathered records; in simulation once per call for all the
+ * simulated ranks (mcio_engine_shared_plan). */
+static void combine_memory(mcio_file fh, const char *where, int write)
+{
+#ifdef MCIO_SIMULATE
+    mcio_shared_plan *shared = mcio_engine_shared_plan(fh, write);
+    if (shared) {
+        mcio_file_memory_combine_shared(fh, where, shared);
+        return;
+    }
+#else
+    (void)write;
+#endif
+    mcio_file_memory_combine(fh, where);
+}
+
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
                      const int64_t *mem, int write, int run_next, int local_status,
                      const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN])
@@ -762,15 +778,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
         goto fail;
     }
-#ifdef MCIO_SIMULATE
-    mcio_shared_plan *shared = mcio_engine_shared_plan(fh, write);
-    if (shared)
-        mcio_file_memory_combine_shared(fh, where, shared);
-    else
-        mcio_file_memory_combine(fh, where);
-#else
-    mcio_file_memory_combine(fh, where);
-#endif
+    combine_memory(fh, where, write);
     summaries_counted(fh, p);
     double t1 = PMPI_Wtime();
 
