@@ -84,6 +84,14 @@ void mcio_node_gather_run(const mcio_node_gather *g, const mcio_machine *m, cons
 int64_t mcio_node_gather_sent(const mcio_node_gather *g, const mcio_machine *m);
 int64_t mcio_node_gather_received(const mcio_node_gather *g, const mcio_machine *m);
 
+/* An operation's last choice of the cost model and the key of the inputs it was made from
+ * (mcio_file_s.chosen). */
+typedef struct mcio_chosen {
+    int valid;
+    uint64_t key;
+    mcio_cost_choice choice;
+} mcio_chosen;
+
 #ifdef MCIO_SIMULATE
 /*
  * The simulation build's plan of a call, made once for the simulated ranks of the file's
@@ -106,9 +114,7 @@ typedef struct mcio_shared_plan {
     int own_access, depth, chose;
     int64_t total_bytes;
     mcio_cost_choice choice;
-    int chosen_valid;     /* the file's choice for the operation after planning (strategy auto) */
-    uint64_t chosen_key;
-    mcio_cost_choice chosen_choice;
+    mcio_chosen chosen;   /* the file's choice for the operation after planning (strategy auto) */
     int64_t *mem_model;   /* [2 * nnodes] mcio_stats_model's */
     int combined;         /* the node figures of mcio_file_memory_combine, [nnodes] each */
     int64_t *node_mem, *node_mem_used;
@@ -176,11 +182,7 @@ struct mcio_file_s {
     /* Strategy auto: the last choice of each operation ([0] read, [1] write) and the key of
      * the inputs it was made from (mcio_twophase.c, choice_key); mcio_file_set_hints forgets
      * them. */
-    struct {
-        int valid;
-        uint64_t key;
-        mcio_cost_choice choice;
-    } chosen[2];
+    mcio_chosen chosen[2];
 };
 
 /* Where a file's cost table came from. */

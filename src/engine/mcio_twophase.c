@@ -607,9 +607,7 @@ static int plan_domains_once(mcio_file fh, struct mcio_plan_s *p, int write)
         p->chose = e->chose;
         p->choice = e->choice;
         p->total_bytes = e->total_bytes;
-        fh->chosen[w].valid = e->chosen_valid;
-        fh->chosen[w].key = e->chosen_key;
-        fh->chosen[w].choice = e->chosen_choice;
+        fh->chosen[w] = e->chosen;
         if (e->plan_status != MCIO_SUCCESS)
             return e->plan_status;
         if (mcio_fdplan_copy(&e->fd, &p->fd) != MCIO_SUCCESS ||
@@ -635,9 +633,7 @@ static int plan_domains_once(mcio_file fh, struct mcio_plan_s *p, int write)
     e->chose = p->chose;
     e->choice = p->choice;
     e->total_bytes = p->total_bytes;
-    e->chosen_valid = fh->chosen[w].valid;
-    e->chosen_key = fh->chosen[w].key;
-    e->chosen_choice = fh->chosen[w].choice;
+    e->chosen = fh->chosen[w];
     return st;
 #else
     return plan_domains(fh, p, write);

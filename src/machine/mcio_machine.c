@@ -199,6 +199,7 @@ static void choose_readers(MPI_Comm comm, mcio_machine *m)
     PMPI_Comm_rank(comm, &rank);
     for (int j = 0; j < m->nnodes; j++)
         for (int i = m->node_first[j]; i < m->node_first[j + 1]; i++) {
+            /* The cgroup: a record's fields 3-5, cg_version, cg_dev, cg_ino. */
             int r = m->rank_order[i], k = m->node_first[j];
             const int64_t *x = &m->probe_all[(size_t)MCIO_PROBE_FIELDS * r];
             while (k < i && memcmp(&m->probe_all[(size_t)MCIO_PROBE_FIELDS * m->rank_order[k] + 3],
@@ -363,7 +364,6 @@ void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t *rec,
     if (path)
         snprintf(path, MCIO_MEM_WHERE_LEN, "%s", p.cg_path);
 }
-
 
 void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extents, int where)
 {
