@@ -352,6 +352,7 @@ static int job_choose(job *j)
         .params = mcio_hints_planner_params(h, !j->o.read), .depth = h->pipeline_depth,
         .subbuffer = mcio_pipeline_subbuffer(h->subbuffer_size, stripe, unit), .unit = unit,
         .fixed = mcio_hints_cost_fixed(h, !j->o.read),
+        .sync = !j->o.read && mcio_hints_write_sync(h, j->o.fs.defers_errors),
         .cost = &j->cost};
     in.params.stripe = stripe;
     j->chose = mcio_cost_decide(&in, &j->choice) == MCIO_SUCCESS;

@@ -10,10 +10,11 @@
  * few 4 KiB calls and one large call, per operation.
  *
  * The probe writes a hidden temporary file in the directory of the file being opened, about
- * 2 MiB by one rank and 512 KiB by each rank of the first node, reads it back and removes it;
- * it takes a fraction of a second on the page cache and on the GlusterFS testbed. On a file
- * system that acknowledges writes before its servers have them (mcio_fsinfo.defers_errors),
- * each timed write ends with an fsync, as mcio's collective writes do there.
+ * 2 MiB by one rank and 512 KiB by each rank of the first node, writes it again timed, reads
+ * it back and removes it; it takes a fraction of a second on the page cache and on the
+ * GlusterFS testbed. On a file system that acknowledges writes before its servers have them
+ * (mcio_fsinfo.defers_errors), the timed writes end with an fsync, as mcio's collective writes
+ * do there, timed apart (probe_fs_costs).
  *
  * The cache: $XDG_CACHE_HOME/mcio (or $HOME/.cache/mcio), one file per file system named by
  * its kind and device number, text as mcio_cost_format writes it. A missing or read-only
@@ -37,7 +38,10 @@
 
 #include "mcio_engine.h"
 
-enum { SMALL = 4096, NSMALL = 16, BIG_ONE = 2 << 20, BIG_EACH = 512 << 10, PINGS = 20 };
+/* REPEAT: each phase of file access is timed so many times, the fastest kept (the first
+ * after a wait is the slowest: on this host's page cache 1.4 times the per-byte cost of a
+ * write taken once). */
+enum { SMALL = 4096, NSMALL = 16, BIG_ONE = 2 << 20, BIG_EACH = 512 << 10, PINGS = 20, REPEAT = 3 };
 
 /* Called through a volatile pointer: a copy into memory nobody reads after is otherwise dead
  * code to the compiler (measured here: 0.17 us for 256 KiB). */
@@ -103,33 +107,17 @@ static void write_cache(const char *dir, const char *file, const mcio_cost_table
 
 #endif
 
-/* One timed phase of file access on fd: NSMALL calls of SMALL bytes, then one of big bytes,
- * at off (write, or read back). Returns 0 and the two times, or -1 on an error. */
-static int time_access(int fd, int write, int sync, char *buf, int64_t off, int64_t big,
-                       double *t_small, double *t_big)
+/* Write or read len bytes at off on fd, in as many calls as the system takes: 0, or -1 on an
+ * error. */
+static int access_at(int fd, int write, char *buf, int64_t off, int64_t len)
 {
-    double t0 = PMPI_Wtime();
-    for (int i = 0; i < NSMALL; i++) {
-        ssize_t n = write ? pwrite(fd, buf, SMALL, off + (int64_t)i * SMALL)
-                          : pread(fd, buf, SMALL, off + (int64_t)i * SMALL);
-        if (n != SMALL)
-            return -1;
-    }
-    if (write && sync && fsync(fd) != 0)
-        return -1;
-    double t1 = PMPI_Wtime();
-    off += NSMALL * SMALL;
-    for (int64_t done = 0; done < big;) {
-        ssize_t n = write ? pwrite(fd, buf + done, (size_t)(big - done), off + done)
-                          : pread(fd, buf + done, (size_t)(big - done), off + done);
+    for (int64_t done = 0; done < len;) {
+        ssize_t n = write ? pwrite(fd, buf + done, (size_t)(len - done), off + done)
+                          : pread(fd, buf + done, (size_t)(len - done), off + done);
         if (n <= 0)
             return -1;
         done += n;
     }
-    if (write && sync && fsync(fd) != 0)
-        return -1;
-    *t_small = (t1 - t0) / NSMALL;
-    *t_big = PMPI_Wtime() - t1;
     return 0;
 }
 
@@ -140,46 +128,6 @@ static void fit(double t_small, double t_big, int64_t big, double *call, double 
     *byte = b > 1e-13 ? b : 1e-13;
     double a = t_small - SMALL * *byte;
     *call = a > 1e-8 ? a : 1e-8;
-}
-
-/* Collective: the file-system part of the probe. Ranks in which[] (1: take part) access the
- * file at once, each in its own region of the file; *ok agreed. Fills call/byte[.][c]. */
-static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big, char *buf,
-                           mcio_cost_table *t, int *ok)
-{
-    double ts[2][2] = {{0}}, mine[4] = {0}, worst[4];
-    int64_t off = (int64_t)fh->rank * (NSMALL * SMALL + big);
-    int err = 0;
-    for (int op = 0; op < 2; op++) {
-        PMPI_Barrier(fh->comm);
-        if (active && !err)
-            err = time_access(fd, op == 0, fh->fs.defers_errors, buf, off, big, &ts[op][0],
-                              &ts[op][1]);
-        mine[2 * op] = ts[op][0];
-        mine[2 * op + 1] = ts[op][1];
-    }
-    int bad = err != 0, anybad = 0;
-    PMPI_Allreduce(mine, worst, 4, MPI_DOUBLE, MPI_MAX, fh->comm);
-    PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, fh->comm);
-    if (anybad) {
-        *ok = 0;
-        return;
-    }
-    for (int op = 0; op < 2; op++)
-        fit(worst[2 * op], worst[2 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of n times (sorted in place). */
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof v[0], cmp_double);
-    return v[n / 2];
 }
 
 /* Collective: wait for every rank without holding a core (a nonblocking barrier tested between
@@ -196,6 +144,67 @@ static void nap_barrier(MPI_Comm comm)
         struct timespec nap = {0, 50000};
         nanosleep(&nap, NULL);
     }
+}
+
+/* Collective: the file-system part of the probe. The ranks with active set access the file at
+ * once, each in its own region, in phases each begun together (nap_barrier): NSMALL calls of
+ * SMALL bytes, one call of big bytes and, for writes that end with one (fs.defers_errors:
+ * mcio_write_sync auto), the big call again with its sync right after, as a call syncs what
+ * it has just written (the sync is that phase's time less the big call's). The sync is
+ * priced apart: a call pays it once per writer, not per file call. Each phase but the last
+ * runs REPEAT times, each rank's fastest kept, the slowest rank's taken. The region is
+ * written once, untimed, before: the timed writes rewrite pages the file has, as a call
+ * rewriting a file does (a new file's first write also allocates them, on this host's page
+ * cache several times the cost per byte of a rewrite; the ways of running a call pay that
+ * alike). *ok agreed; fills call/byte[.][c] and sync[c]. */
+static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big, char *buf,
+                           mcio_cost_table *t, int *ok)
+{
+    double mine[6] = {0}, worst[6]; /* [3 op + phase]: per small call, the big call, the sync */
+    int64_t off = (int64_t)fh->rank * (NSMALL * SMALL + big);
+    int sync = fh->fs.defers_errors;
+    int err = active && (access_at(fd, 1, buf, off, NSMALL * SMALL + big) != 0 ||
+                         (sync && fsync(fd) != 0));
+    for (int op = 0; op < 2; op++)
+        for (int phase = 0; phase < (op == 0 && sync ? 3 : 2); phase++)
+            for (int rep = 0; rep < (phase == 2 ? 1 : REPEAT); rep++) {
+                nap_barrier(fh->comm);
+                if (!active || err)
+                    continue;
+                double t0 = PMPI_Wtime();
+                for (int i = 0; phase == 0 && i < NSMALL; i++)
+                    err |= access_at(fd, op == 0, buf, off + (int64_t)i * SMALL, SMALL);
+                if (phase == 1)
+                    err |= access_at(fd, op == 0, buf, off + NSMALL * SMALL, big);
+                if (phase == 2) /* the big write again, and its sync right after */
+                    err |= access_at(fd, 1, buf, off + NSMALL * SMALL, big) != 0 || fsync(fd) != 0;
+                double t = (PMPI_Wtime() - t0) / (phase == 0 ? NSMALL : 1);
+                double *m = &mine[3 * op + phase];
+                *m = rep == 0 || t < *m ? t : *m;
+            }
+    int bad = err != 0, anybad = 0;
+    PMPI_Allreduce(mine, worst, 6, MPI_DOUBLE, MPI_MAX, fh->comm);
+    PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, fh->comm);
+    if (anybad) {
+        *ok = 0;
+        return;
+    }
+    for (int op = 0; op < 2; op++)
+        fit(worst[3 * op], worst[3 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
+    t->sync[c] = worst[2] > worst[1] ? worst[2] - worst[1] : 0; /* 0: no sync phase */
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of n times (sorted in place). */
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof v[0], cmp_double);
+    return v[n / 2];
 }
 
 /* Ranks 0 and 1: the median round trip of n bytes over reps ping-pongs, halved. */
@@ -282,6 +291,7 @@ int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out)
         } else if (ok) {
             for (int op = 0; op < 2; op++)
                 t.call[op][1] = t.call[op][0], t.byte[op][1] = 2 * t.byte[op][0];
+            t.sync[1] = 2 * t.sync[0];
             t.conc = 2; /* not measured: two ranks taken to share a node's bandwidth */
         }
         if (ok)

@@ -388,12 +388,10 @@ int mcio_pipeline_open_window(mcio_plan p, char detail[MCIO_DETAIL_LEN]);
 /* Free the pipelined state; collective when the plan holds an RMA window. */
 void mcio_pipeline_free(mcio_plan p);
 
-/* Does each collective write end with a sync (mcio_write_sync, and auto: the file system
- * acknowledges writes before its servers have them)? */
+/* Does each collective write end with a sync (mcio_hints_write_sync)? */
 static inline int mcio_file_write_sync(const struct mcio_file_s *fh)
 {
-    return fh->hints.write_sync == MCIO_WRITE_SYNC_TRUE ||
-           (fh->hints.write_sync == MCIO_WRITE_SYNC_AUTO && fh->fs.defers_errors);
+    return mcio_hints_write_sync(&fh->hints, fh->fs.defers_errors);
 }
 
 /* Message tags on the file's private communicator. */

@@ -491,6 +491,7 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
                                                                 unit),
                            .unit = unit,
                            .fixed = mcio_hints_cost_fixed(&fh->hints, write),
+                           .sync = write && mcio_file_write_sync(fh),
                            .cost = &fh->cost};
     uint64_t key = choice_key(topo, sum);
     p->chose = chosen_again(fh, p, &in, key) ? 2 : 1;

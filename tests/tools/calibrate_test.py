@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """mcio-calibrate end to end (issue 20): a probe into a fresh cache, read back, and a second
-probe that the cache merges with it as mcio_cost_keep_best says: an operation's four
-file-system figures together from the probe that found that operation cheaper (one call of
-1 MiB alone plus one among conc ranks), the message figures each the lower of the two.
+probe that the cache merges with it as mcio_cost_keep_best says: an operation's
+file-system figures (call and byte, alone and among conc; a write's sync) together from the
+probe that found that operation cheaper (one call of 1 MiB alone plus one among conc ranks), the message figures each the lower of the two.
 
 Usage: calibrate_test.py MPIEXEC [MPIEXEC_FLAGS...] -- MCIO_CALIBRATE DIR
 Runs 3 ranks with XDG_CACHE_HOME set to a new temporary directory, so the user's own cache is
@@ -17,6 +17,9 @@ import tempfile
 
 FS = ["write_call_1", "write_call_n", "read_call_1", "read_call_n",
       "write_byte_1", "write_byte_n", "read_byte_1", "read_byte_n", "msg", "msg_byte"]
+# A write's closing sync, alone and among conc: 0 where writes end with none (a local file
+# system), so non-negative rather than positive.
+SYNC = ["write_sync_1", "write_sync_n"]
 
 
 def fail(msg):
@@ -47,13 +50,16 @@ def main():
         for k in FS + ["coll", "copy_byte"]:
             if not (isinstance(first[k], (int, float)) and math.isfinite(first[k]) and first[k] > 0):
                 fail("first probe: %s = %r, not a positive time" % (k, first[k]))
+        for k in SYNC:
+            if not (isinstance(first[k], (int, float)) and math.isfinite(first[k]) and first[k] >= 0):
+                fail("first probe: %s = %r, not a time" % (k, first[k]))
         files = os.listdir(os.path.join(cache, "mcio"))
         if len(files) != 1 or not files[0].startswith(first["fs_type"] + "-"):
             fail("cache directory holds %s, not one file named for %s" % (files, first["fs_type"]))
         cached = calibrate(launch, tool, d, cache, "--cached")
         if cached["source"] != "cache":
             fail("--cached: source %s, not cache" % cached["source"])
-        for k in FS:  # the job's own figures (coll, copy) are measured again at every open
+        for k in FS + SYNC:  # the job's own figures (coll, copy) are measured again at every open
             if abs(cached[k] - first[k]) > 1e-6 * first[k]:
                 fail("--cached: %s = %g, the probe stored %g" % (k, cached[k], first[k]))
         second = calibrate(launch, tool, d, cache)  # a probe, merged into the cache
@@ -62,9 +68,11 @@ def main():
             fail("after a second probe the cache counts %s probes, not 2" % merged["probes"])
         for op in ("write", "read"):
             keys = [op + "_" + f for f in ("call_1", "call_n", "byte_1", "byte_n")]
-            ref = lambda t: t[keys[0]] + t[keys[1]] + 2**20 * (t[keys[2]] + t[keys[3]])  # noqa: E731
+            sync = SYNC if op == "write" else []
+            ref = lambda t: (t[keys[0]] + t[keys[1]] + 2**20 * (t[keys[2]] + t[keys[3]]) +  # noqa: E731
+                             sum(t[k] for k in sync))
             best = first if ref(first) < ref(second) else second
-            for k in keys:
+            for k in keys + sync:
                 if abs(merged[k] - best[k]) > 1e-6 * best[k]:
                     fail("the cache kept %s = %g, not the cheaper probe's %g (probes: %g, %g)" % (
                         k, merged[k], best[k], first[k], second[k]))
@@ -73,7 +81,7 @@ def main():
             if abs(merged[k] - want) > 1e-6 * want:
                 fail("the cache kept %s = %g, not the lower of %g and %g" % (
                     k, merged[k], first[k], second[k]))
-    print("calibrate: probe, cache and merge agree on %d figures (%s)" % (len(FS), first["fs_type"]))
+    print("calibrate: probe, cache and merge agree on %d figures (%s)" % (len(FS + SYNC), first["fs_type"]))
 
 
 if __name__ == "__main__":

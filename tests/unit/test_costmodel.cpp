@@ -42,7 +42,7 @@ struct Job {
         mcio_planner_params p = mcio_hints_planner_params(&h, write);
         in = mcio_cost_inputs{.topo = &topo, .sum = sum.data(), .write = write, .params = p,
                               .depth = 1, .subbuffer = MiB, .unit = 4096, .fixed = 0,
-                              .cost = &cost};
+                              .sync = 0, .cost = &cost};
     }
 };
 
@@ -392,6 +392,35 @@ TEST(CostModel, ManySmallWritesToOneLocalFileAggregate)
     j.finish(0);
     mcio_cost_choice r = decide(j);
     EXPECT_TRUE(r.best.independent) << name(r.best);
+}
+
+/* A write that ends with a sync (GlusterFS's write-behind): every rank that wrote syncs, the
+ * node's writers at once paying the concurrent figure. 8 ranks of 512 KiB each: independent,
+ * 8 syncs among 8; one aggregator per node, one sync alone, and the others have nothing to
+ * flush. The sync is paid once per writer, not per file call, so it turns the choice. */
+TEST(CostModel, ASyncIsPaidOncePerWriter)
+{
+    Job j = blocks(512 * KiB, 1);
+    j.cost = table(1e-4, 2e-9, 5e-9, 1e-5);
+    j.cost.remote = 1;
+    j.cost.sync[0] = 2e-3;
+    j.cost.sync[1] = 15e-3;
+    j.finish(1);
+    const double one = 1e-4 + 512 * KiB * 5e-9;
+    EXPECT_NEAR(independent_seconds(j), one + 1e-5, 1e-12);
+    mcio_cost_config a1 = romio(1, 1), a1s = a1;
+    ASSERT_EQ(mcio_cost_predict(&j.in, &a1), MCIO_SUCCESS);
+    EXPECT_TRUE(decide(j).best.independent) << name(decide(j).best);
+    j.in.sync = 1;
+    EXPECT_NEAR(independent_seconds(j), one + 15e-3 + 1e-5, 1e-12);
+    ASSERT_EQ(mcio_cost_predict(&j.in, &a1s), MCIO_SUCCESS);
+    EXPECT_NEAR(a1s.seconds, a1.seconds + 2e-3, 1e-12);
+    mcio_cost_choice c = decide(j);
+    EXPECT_FALSE(c.best.independent) << name(c.best);
+    /* Reads sync nothing. */
+    j.finish(0);
+    j.in.sync = 1;
+    EXPECT_NEAR(independent_seconds(j), one + 1e-5, 1e-12);
 }
 
 TEST(CostModel, PipelineHidesOnlyWhereACoreIsLeftBesideTheAggregators)

@@ -42,6 +42,13 @@
  * and mpi-io-test took 4.7-5.4 ms, the sum of the 8 ranks' writes (5.0-5.3 ms predicted), not
  * that sum over 2 cores (2.5-2.7 ms; docs/performance.md, issue 20's fourth pass).
  *
+ * A write that ends with a sync (mcio_write_sync: where the client acknowledges writes before
+ * the servers have them, GlusterFS's write-behind) waits on each rank that wrote for the
+ * servers' flush: cost->sync, alone or shared among the node's writers (its aggregators, or
+ * every rank of an independent write). It is paid once per writer and call, not per file call,
+ * and measured apart: fitted into the per-call figure as it was, it priced the syncs of 8
+ * independent writers at a fifth of what they took (docs/performance.md, seventh pass).
+ *
  * What the model does not see: caches warmed by a previous call, the I/O thread's contention
  * (mcio_io_thread stays the engine's own run-time choice), and servers shared between nodes.
  *
@@ -95,23 +102,40 @@ mcio_cost_table mcio_cost_defaults(int remote)
         t.byte[op][0] = 1.0 / bw;
         t.byte[op][1] = (double)t.conc / (bw * (remote ? 1.0 : 2.0)); /* the node's share */
     }
+    /* A sync waits for the servers' own flush: about a millisecond alone (GlusterFS here),
+     * several when a node's writers sync at once. Nothing where writes do not end with one. */
+    t.sync[0] = remote ? 1e-3 : 0;
+    t.sync[1] = remote ? 4e-3 : 0;
     return t;
 }
 
-/* The cost per call and per byte of one of w ranks of a node accessing the file at once. */
-static void fs_cost(const mcio_cost_table *t, int op, int w, double *call, double *byte)
+/* A figure for one of w ranks of a node at once, from its value alone (v1) and among conc
+ * (vn): interpolated between them, and beyond conc vn, or where the figure is a share of what
+ * the node (or the servers behind it) moves (shared), vn grown with the ranks. */
+static double at_ranks(const mcio_cost_table *t, int w, double v1, double vn, int shared)
 {
     int k = t->conc >= 2 ? t->conc : 2;
-    if (w <= 1) {
-        *call = t->call[op][0];
-        *byte = t->byte[op][0];
-        return;
-    }
-    double f = w >= k ? 1.0 : (double)(w - 1) / (double)(k - 1);
-    *call = t->call[op][0] + f * (t->call[op][1] - t->call[op][0]);
-    *byte = t->byte[op][0] + f * (t->byte[op][1] - t->byte[op][0]);
+    if (w <= 1)
+        return v1;
     if (w > k)
-        *byte = t->byte[op][1] * (double)w / (double)k; /* the node's bandwidth, shared */
+        return shared ? vn * (double)w / (double)k : vn;
+    return v1 + (double)(w - 1) / (double)(k - 1) * (vn - v1);
+}
+
+/* The cost per call and per byte of one of w ranks of a node accessing the file at once (the
+ * node's bandwidth shared beyond conc). */
+static void fs_cost(const mcio_cost_table *t, int op, int w, double *call, double *byte)
+{
+    *call = at_ranks(t, w, t->call[op][0], t->call[op][1], 0);
+    *byte = at_ranks(t, w, t->byte[op][0], t->byte[op][1], 1);
+}
+
+/* The closing sync of a write by one of w ranks of a node that wrote, alone and in company
+ * (the servers' flush shared beyond conc). */
+static void sync_cost(const mcio_cost_table *t, int w, double *alone, double *shared)
+{
+    *shared = at_ranks(t, w, t->sync[0], t->sync[1], 1);
+    *alone = t->sync[0] < *shared ? t->sync[0] : *shared;
 }
 
 /* The cores n busy ranks of a node run on at once (n when the cores are unknown). */
@@ -179,9 +203,13 @@ static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
     for (int r = 0; r < topo->nprocs; r++) {
         if (in->sum[r].bytes <= 0)
             continue;
-        double alone, t;
-        stream_cost(in->cost, op, active[topo->node_of_rank[r]], (double)rank_extents(topo, r),
-                    (double)in->sum[r].bytes, &alone, &t);
+        double alone, t, sa = 0, ss = 0;
+        int w = active[topo->node_of_rank[r]];
+        stream_cost(in->cost, op, w, (double)rank_extents(topo, r), (double)in->sum[r].bytes,
+                    &alone, &t);
+        if (in->write && in->sync) /* every rank wrote: each syncs its own writes */
+            sync_cost(in->cost, w, &sa, &ss);
+        alone += sa, t += ss;
         worst = alone > worst ? alone : worst;
         cpu[topo->node_of_rank[r]] += t;
     }
@@ -337,13 +365,15 @@ static int domains_io(const mcio_cost_inputs *in, const mcio_fdplan *fd, const d
                 continue;
             int j = topo->node_of_rank[fd->agg_rank[d]];
             double span = (double)(fd->win_end[d] - fd->win_start[d]), rounds = fd->rounds[d];
-            double alone, shared, ra = 0, rs = 0;
+            double alone, shared, ra = 0, rs = 0, sa = 0, ss = 0;
             stream_cost(t, op, aggs[j], rounds, span, &alone, &shared);
             if (pass == 0 && writes_take_turns(t, in->write))
                 turns[j] += shared; /* the node's writes to the file, one after another */
             if (in->write && bytes[d] < 0.999 * span)
                 stream_cost(t, MCIO_COST_READ, aggs[j], rounds, span, &ra, &rs);
-            alone += ra, shared += rs;
+            if (in->write && in->sync) /* the aggregators wrote: theirs are the syncs that wait */
+                sync_cost(t, aggs[j], &sa, &ss);
+            alone += ra + sa, shared += rs + ss;
             if (pass == 0)
                 node[j] += shared;
             else
@@ -685,18 +715,20 @@ static const cost_key keys[] = {
     COST_KEY("read_call_1", call[1][0]),  COST_KEY("read_call_n", call[1][1]),
     COST_KEY("write_byte_1", byte[0][0]), COST_KEY("write_byte_n", byte[0][1]),
     COST_KEY("read_byte_1", byte[1][0]),  COST_KEY("read_byte_n", byte[1][1]),
+    COST_KEY("write_sync_1", sync[0]),    COST_KEY("write_sync_n", sync[1]),
     COST_KEY("msg", msg),                 COST_KEY("msg_byte", msg_byte),
     COST_KEY("coll", coll),               COST_KEY("copy_byte", copy_byte),
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
-#define FS_KEYS 8 /* keys[0..7]: the file system's figures, call and byte by op and c */
+#define FS_KEYS 10 /* keys[0..9]: the file system's figures: call and byte by op and c, sync */
 
-/* What an operation's file-system figures of t say one call of 1 MiB costs, by one rank
- * alone plus by one of conc ranks at once: which of two probes found the file system faster. */
+/* What an operation's file-system figures of t say one call of 1 MiB costs (a write with its
+ * sync), by one rank alone plus by one of conc ranks at once: which of two probes found the
+ * file system faster. */
 static double fs_reference(const mcio_cost_table *t, int op)
 {
-    double mib = (double)(1 << 20);
-    return t->call[op][0] + t->call[op][1] + mib * (t->byte[op][0] + t->byte[op][1]);
+    double mib = (double)(1 << 20), sync = op == MCIO_COST_WRITE ? t->sync[0] + t->sync[1] : 0;
+    return t->call[op][0] + t->call[op][1] + mib * (t->byte[op][0] + t->byte[op][1]) + sync;
 }
 
 int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *probed,
@@ -715,18 +747,21 @@ int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *pr
         if (*c < *v && i >= FS_KEYS) /* the file system's: below, by operation */
             *v = *c;
     }
-    /* An operation's four file-system figures are kept together, from the probe that found
-     * them cheaper: the choice between independent access and aggregation rests on the ratio
-     * of the concurrent figures to the lone ones, which only one probe's figures hold. Taken
-     * figure by figure (this host's GlusterFS, 4 probes), the lone read of a quiet moment sat
+    /* An operation's file-system figures (call and byte, alone and concurrent; a write's sync
+     * too) are kept together, from the probe that found them cheaper: the choice between
+     * independent access and aggregation rests on the ratio of the concurrent figures to the
+     * lone ones, which only one probe's figures hold. Taken figure by figure (this host's GlusterFS, 4 probes), the lone read of a quiet moment sat
      * beside concurrent reads of other probes: with either probe's own four figures, reads of
      * contiguous, ior, hacc-aos, mpi-io-test and tapioca went independent (measured 3-4x
      * faster than one aggregator), with the mix they all aggregated. With another conc
      * (another layout) they are the probe's. */
     for (int op = 0; cached->conc == probed->conc && op < 2; op++)
         if (fs_reference(cached, op) < fs_reference(probed, op))
-            for (int c = 0; c < 2; c++)
+            for (int c = 0; c < 2; c++) {
                 x.call[op][c] = cached->call[op][c], x.byte[op][c] = cached->byte[op][c];
+                if (op == MCIO_COST_WRITE)
+                    x.sync[c] = cached->sync[c];
+            }
     x.probes = (cached->probes > 0 ? cached->probes : 1) + 1;
     x.load = probed->load;
     *out = x;

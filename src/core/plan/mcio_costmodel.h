@@ -25,6 +25,9 @@ typedef struct mcio_cost_table {
      * c = 1: conc ranks of a node access it at once (each rank's own cost then). */
     double call[2][2]; /* per file-system call (pwrite / pread) */
     double byte[2][2]; /* per byte */
+    double sync[2];    /* a write's closing sync (fsync) by a rank that wrote: [0] one rank of a
+                          node, [1] one of conc at once; measured where writes end with one
+                          (mcio_fsinfo.defers_errors: write-behind), else 0 */
     int conc;          /* ranks per node of the c = 1 figures, >= 2 */
     double msg;        /* one point-to-point message: latency (Hockney's alpha) */
     double msg_byte;   /* per byte of a message (Hockney's beta) */
@@ -83,6 +86,8 @@ typedef struct mcio_cost_inputs {
     int64_t subbuffer;       /* the sub-buffer size a pipeline would use (mcio_pipeline_subbuffer) */
     int64_t unit;            /* its alignment unit (mcio_pipeline_unit at depth 2) */
     unsigned fixed;          /* enum mcio_cost_fixed */
+    int sync;                /* a write ends with a sync on every rank (mcio_write_sync): the
+                                ranks that wrote pay cost->sync */
     const mcio_cost_table *cost;
 } mcio_cost_inputs;
 
@@ -151,10 +156,10 @@ int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t l
 /* The calibration cache keeps the best of its probes: a probe can only be disturbed into
  * slower figures (a loaded host, another job's I/O), never into faster ones. The network's and
  * the machine's figures are kept figure by figure (the lower of cached and probed); an
- * operation's four file-system figures (call and byte, alone and concurrent) together, from
- * the probe whose figures price a 1 MiB call alone plus one among conc the lower: their ratio
- * decides independent against aggregated, and only one probe's figures hold it (where conc
- * differs, all four are the probe's: another layout).
+ * operation's file-system figures (call and byte, alone and concurrent; a write's sync)
+ * together, from the probe whose figures price a 1 MiB call alone plus one among conc the
+ * lower: their ratio decides independent against aggregated, and only one probe's figures
+ * hold it (where conc differs, they are all the probe's: another layout).
  * probes = cached's + 1, load = the probe's. Returns how many figures the probe measured more
  * than twice as dear as the cache: 0 when the probe agrees or improves. out may alias either
  * table. */

@@ -361,6 +361,12 @@ unsigned mcio_hints_cost_fixed(const mcio_hints *h, int write)
     return f;
 }
 
+int mcio_hints_write_sync(const mcio_hints *h, int defers_errors)
+{
+    return h->write_sync == MCIO_WRITE_SYNC_TRUE ||
+           (h->write_sync == MCIO_WRITE_SYNC_AUTO && defers_errors);
+}
+
 mcio_planner_params mcio_hints_planner_params(const mcio_hints *h, int write)
 {
     return (mcio_planner_params){.buffer_size = h->cb_buffer_size,

@@ -123,6 +123,10 @@ mcio_planner_params mcio_hints_planner_params(const mcio_hints *h, int write);
  * transport (it runs the pipelined executor). */
 unsigned mcio_hints_cost_fixed(const mcio_hints *h, int write);
 
+/* Does each collective write end with a sync (mcio_write_sync; auto: where the file system
+ * acknowledges writes before its servers have them, mcio_fsinfo.defers_errors)? */
+int mcio_hints_write_sync(const mcio_hints *h, int defers_errors);
+
 #ifdef __cplusplus
 }
 #endif
