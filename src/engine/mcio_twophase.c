@@ -115,6 +115,16 @@ static void cbuf_give_back(mcio_plan p, int tight)
     p->cbuf_mem = NULL;
 }
 
+/* The room beyond which the memory a rank read at an earlier call may stand for this call's
+ * (mcio_machine_memory_read, within MCIO_MEM_REUSE_SECONDS): four times what the cost
+ * model's most aggregators per node (4) take at cb_buffer_size, and at least 1 GiB. Below
+ * it, where memory may be short, every call reads the files again. */
+static int64_t memory_ample(const mcio_file fh)
+{
+    int64_t a = 16 * fh->hints.cb_buffer_size, gib = (int64_t)1 << 30;
+    return a > gib ? a : gib;
+}
+
 /* The buffer the file handle keeps is this call's to use: counted in this rank's memory
  * record (mcio_machine_memory_read's fields) as available (MemAvailable, the cgroup's
  * headroom, the rlimits' headroom), not as the cgroup's own. */
@@ -763,9 +773,11 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     /* 1. Metadata: the summaries, whose status field agrees on bad arguments. */
     mcio_summary mine = mcio_extents_summary(p->ext, p->next);
     mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st, {0}};
-    /* With the memory each node has now (the application may have taken some since the open). */
+    /* With the memory each node has now (the application may have taken some since the open;
+     * where it had ample room, a reading of the last half second stands: memory_ample). */
     char where[MCIO_MEM_WHERE_LEN] = "";
-    mcio_machine_memory_read(&fh->machine, p->next, rec.mem, fh->stats_on ? where : NULL);
+    mcio_machine_memory_read(&fh->machine, p->next, memory_ample(fh), rec.mem,
+                             fh->stats_on ? where : NULL);
     count_kept_as_free(fh, rec.mem);
     mcio_file_gather_records(fh, &rec);
     int any_failed = 0;

@@ -333,29 +333,50 @@ void mcio_machine_free(mcio_machine *m)
     free(m->probe_node);
     free(m->mem_where);
     free(m->mem_reader);
+    free(m->mem_last);
     memset(m, 0, sizeof *m);
     m->net = mcio_network_flat();
 }
 
-void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t *rec, char *path)
+#ifndef MCIO_SIMULATE
+/* This rank's last reading, when it may stand for a new one (mcio_machine_memory_read). */
+static const mcio_memory_probe *reading_to_reuse(const mcio_machine *m, int64_t ample)
+{
+    const mcio_memory_probe *q = m->mem_last;
+    if (!q || ample <= 0 || PMPI_Wtime() - m->mem_last_time >= MCIO_MEM_REUSE_SECONDS)
+        return NULL;
+    return q->avail < 0 || q->avail >= ample ? q : NULL;
+}
+#endif
+
+void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t ample, int64_t *rec,
+                              char *path)
 {
     mcio_memory_probe p;
 #ifdef MCIO_SIMULATE
-    (void)m; /* the simulated host's property, not the machine's located cgroups */
+    (void)m, (void)ample; /* the simulated host's property, not the machine's located cgroups */
     memset(&p, 0, sizeof p);
     p.meminfo = mcio_sim_node_memory();
     p.cgroup = p.cg_used = p.cg_limit = p.rlimit = -1;
 #else
     if (!m->mem_where && (m->mem_where = malloc(sizeof *m->mem_where)) != NULL)
         mcio_memory_locate("", m->mem_where);
+    const mcio_memory_probe *last = reading_to_reuse(m, ample);
     if (m->mem_is_virtual)
         memset(&p, 0, sizeof p), p.meminfo = p.cgroup = p.cg_used = p.rlimit = -1;
+    else if (last)
+        p = *last;
     else if (m->mem_not_reader) /* the reader's figures stand for these (combine, below) */
         mcio_memory_probe_own("", mcio_memory_rlimits(), &p), p.meminfo = MCIO_PROBE_AS_READER;
     else if (m->mem_where)
         mcio_memory_probe_located("", m->mem_where, mcio_memory_rlimits(), &p);
     else
         mcio_memory_probe_at("", mcio_memory_rlimits(), &p);
+    if (!m->mem_is_virtual && !last &&
+        (m->mem_last || (m->mem_last = malloc(sizeof *m->mem_last)) != NULL)) {
+        *m->mem_last = p;
+        m->mem_last_time = PMPI_Wtime();
+    }
 #endif
     const int64_t r[MCIO_PROBE_FIELDS] = {p.meminfo,        p.cgroup,          p.cg_used,
                                           p.cg_version,     (int64_t)p.cg_dev, (int64_t)p.cg_ino,
@@ -369,7 +390,7 @@ void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extent
 {
     int64_t rec[MCIO_PROBE_FIELDS];
     char path[MCIO_MEM_WHERE_LEN];
-    mcio_machine_memory_read(m, my_extents, rec, path);
+    mcio_machine_memory_read(m, my_extents, 0, rec, path);
 #ifdef MCIO_SIMULATE
     m->probe_all = mcio_sim_gather_run(comm, &m->sim_probe, rec);
     m->rank_extents = mcio_sim_gather_area(&m->sim_probe);

@@ -46,6 +46,8 @@ typedef struct mcio_machine {
     int *mem_reader;  /* [nprocs] the rank that reads each rank's shared figures at a call: the
                          first of its node in the cgroup it named at open (NULL: each its own) */
     int mem_not_reader; /* this rank sends MCIO_PROBE_AS_READER, not its shared figures */
+    struct mcio_memory_probe *mem_last; /* this rank's last reading (mcio_machine_memory_read) */
+    double mem_last_time;               /* when it was read (PMPI_Wtime) */
 #ifdef MCIO_SIMULATE
     /* Kept once for all simulated ranks (mcio_machine_sim.h): node_of_rank, socket_of_rank,
      * rank_order and node_first live in sim_map; probe_all and rank_extents in the probe's
@@ -71,8 +73,14 @@ void mcio_machine_probe_memory(MPI_Comm comm, mcio_machine *m, int64_t my_extent
 /* The probe in its two halves, for a caller that sends the record in an allgather of its own
  * (a collective call's summaries): local, this rank's memory as MCIO_PROBE_FIELDS words
  * (my_extents last) in rec, and its binding cgroup's path in path[MCIO_MEM_WHERE_LEN] (NULL:
- * not wanted). */
-void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t *rec, char *path);
+ * not wanted). A reading younger than MCIO_MEM_REUSE_SECONDS that found at least ample bytes
+ * free (its tightest figure; none: unlimited) stands for a new one (ample 0: read every
+ * time). */
+void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t ample, int64_t *rec,
+                              char *path);
+/* How long a reading with ample room may stand for a new one: the files cost about 0.24 ms
+ * to read on this host (docs/performance.md, issue 20's seventh pass). */
+#define MCIO_MEM_REUSE_SECONDS 0.5
 
 /* Every rank's record, rank r's at all[stride * r], into the node figures as
  * mcio_machine_probe_memory fills them. Local, but for where (then collective: the paths

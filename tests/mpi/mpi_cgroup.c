@@ -10,8 +10,11 @@
  * until the cgroup has about half that buffer left, and write with default hints: the default
  * strategy must see the cgroup, plan memory-consciously within it (buffers within the node's
  * budget) and complete. With the ballast freed, the default must plan as before (one buffer of
- * the whole file). Every byte is verified with pread.
+ * the whole file). Every byte is verified with pread. First, the rule by which a call's
+ * memory reading stands for the next one's: only young and with ample room (below 1 GiB, as
+ * in this cgroup, every call reads again).
  */
+#include "mcio_machine.h"
 #include "mcio_memory.h"
 #include "mcio_test.h"
 
@@ -105,9 +108,49 @@ static void write_and_check(const char *name, int64_t per_rank, int short_of_mem
     mt_remove(path);
 }
 
+/* A call's memory reading stands for the next within MCIO_MEM_REUSE_SECONDS only where it
+ * found at least the call's ample room (mcio_machine_memory_read); every rank, readers and
+ * not. A figure planted in the kept reading (its rlimit headroom: rec[6]) shows which one a
+ * call got. */
+static void check_reading_reuse(void)
+{
+    mcio_machine m;
+    char detail[MCIO_DETAIL_LEN];
+    if (CHECK_OK(mcio_machine_detect(MPI_COMM_WORLD, &m, detail)) != MCIO_SUCCESS)
+        return;
+    const int64_t gib = (int64_t)1 << 30, planted = 12345;
+    int64_t rec[MCIO_PROBE_FIELDS];
+    mcio_machine_memory_read(&m, 1, 0, rec, NULL);
+    CHECK(m.mem_last != NULL);
+    const struct {
+        int64_t avail, ample;
+        double age;
+        int reused;
+        const char *what;
+    } cases[] = {
+        {4 * gib, gib, 0, 1, "ample room, just read"},
+        {4 * gib, 8 * gib, 0, 0, "less room than the call's ample"},
+        {4 * gib, gib, 2 * MCIO_MEM_REUSE_SECONDS, 0, "an old reading"},
+        {-1, gib, 0, 1, "no limit at all"},
+        {4 * gib, 0, 0, 0, "ample 0: read every time"},
+    };
+    for (size_t i = 0; m.mem_last && i < sizeof cases / sizeof cases[0]; i++) {
+        m.mem_last->rlimit = planted;
+        m.mem_last->avail = cases[i].avail;
+        m.mem_last_time = MPI_Wtime() - cases[i].age;
+        mcio_machine_memory_read(&m, 1, cases[i].ample, rec, NULL);
+        CHECKF((rec[6] == planted) == cases[i].reused, "%s: the kept reading was %s", cases[i].what,
+               cases[i].reused ? "read again" : "reused");
+        CHECKF(cases[i].reused || m.mem_last->rlimit != planted,
+               "%s: the new reading was not kept", cases[i].what);
+    }
+    mcio_machine_free(&m);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "mpi_cgroup");
+    check_reading_reuse();
     int64_t head = cgroup_headroom();
     CHECKF(head >= 0, "not under a memory cgroup limit: run under scripts/memlimit.sh");
     if (head >= 0) {
