@@ -747,14 +747,14 @@ int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *pr
         if (*c < *v && i >= FS_KEYS) /* the file system's: below, by operation */
             *v = *c;
     }
-    /* An operation's file-system figures (call and byte, alone and concurrent; a write's sync
-     * too) are kept together, from the probe that found them cheaper: the choice between
-     * independent access and aggregation rests on the ratio of the concurrent figures to the
-     * lone ones, which only one probe's figures hold. Taken figure by figure (this host's GlusterFS, 4 probes), the lone read of a quiet moment sat
-     * beside concurrent reads of other probes: with either probe's own four figures, reads of
-     * contiguous, ior, hacc-aos, mpi-io-test and tapioca went independent (measured 3-4x
-     * faster than one aggregator), with the mix they all aggregated. With another conc
-     * (another layout) they are the probe's. */
+    /* An operation's file-system figures (call and byte, alone and concurrent; a write's sync too)
+     * are kept together, from the probe that found them cheaper: the choice between independent
+     * access and aggregation rests on the ratio of the concurrent figures to the lone ones, which
+     * only one probe's figures hold. Taken figure by figure (this host's GlusterFS, 4 probes), the
+     * lone read of a quiet moment sat beside concurrent reads of other probes: with either probe's
+     * own four figures, reads of contiguous, ior, hacc-aos, mpi-io-test and tapioca went
+     * independent (measured 3-4x faster than one aggregator), with the mix they all aggregated.
+     * With another conc (another layout) they are the probe's. */
     for (int op = 0; cached->conc == probed->conc && op < 2; op++)
         if (fs_reference(cached, op) < fs_reference(probed, op))
             for (int c = 0; c < 2; c++) {
