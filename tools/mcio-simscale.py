@@ -178,6 +178,7 @@ def version(case):
     extra = [x for x in (case.get("topology", "fattree") != "fattree" and case["topology"],
                          hints and " ".join(hints),
                          case.get("transfer", "256k") != "256k" and "transfer " + case["transfer"],
+                         case.get("disk_model", "s19") != "s19" and "disk model " + case["disk_model"],
                          case.get("exit") and "exit %d, calls done" % case["exit"]) if x]
     return case["label"] + (" (%s)" % ", ".join(extra) if extra else "")
 
