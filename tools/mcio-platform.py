@@ -217,6 +217,8 @@ def make(args, out):
                 % (link_bw, args.latency, 50e9, 1e-8, args.host_speed, args.sockets))
         f.write("disk %g %g %g\nstripe %d\ntopology_file %s\n"
                 % (disk_bw, disk_bw, cost, size_bytes(args.stripe), os.path.abspath(topo_path)))
+        if args.disk_model != "s19":
+            f.write("disk_model %s\n" % args.disk_model)
         if args.memory_model == "paging":
             f.write("memory_model paging %g\n" % paging_bw)
         elif args.memory_model == "oom":
@@ -229,6 +231,7 @@ def make(args, out):
         for k in range(nnodes):
             f.write(("node-%d\n" % k) * args.ranks_per_node)
     return {"leaves": total, "shape": shape, "disk_bandwidth": disk_bw, "request_cost": cost,
+            "disk_model": args.disk_model,
             "memory_model": args.memory_model, "paging_bandwidth": paging_bw}
 
 
@@ -415,6 +418,10 @@ def machine_options(p):
                    help="flops of the simulated hosts and of this host (smpi/host-speed)")
     p.add_argument("--disk-bw", help="bytes/s of a target's disk (default: calibration)")
     p.add_argument("--request-cost", type=float, help="seconds per disk request (default: calibration)")
+    p.add_argument("--disk-model", choices=("s19", "cpu"), default="s19",
+                   help="cpu: serve the targets' requests with SimGrid's processor model (lazy "
+                        "updates) instead of its disk model (every request updated at every event "
+                        "of the simulation; docs/simulation.md, \"16,384 ranks\")")
     p.add_argument("--calibration", default=DEFAULT_CALIBRATION)
     p.add_argument("--footprint", default="0",
                    help="the application's memory per node: --memory is then the node's physical "

@@ -38,6 +38,8 @@ def command(args, ranks, pattern, build, json_path):
     cmd = ["/usr/bin/time", "-v", sys.executable, os.path.join(HERE, "mcio-platform.py"), "run",
            "--topology", args.topology, "--ranks", str(ranks), "--ranks-per-node", str(rpn),
            "--targets", str(targets), "--memory", "normal:16m:16m:42"]
+    if args.disk_model != "s19":
+        cmd += ["--disk-model", args.disk_model]
     cmd += ["--smpi-cfg=" + c for c in args.smpi_cfg or []]
     cmd += ["--",
            os.path.join(build, "mcio-bench"), "--engine", "mcio", "--pattern", pattern,
@@ -144,6 +146,7 @@ def run(args):
             doc["cases"].append({
                 "key": key, "ranks": args.ranks, "pattern": pattern, "label": label,
                 "smpi_cfg": args.smpi_cfg or [], "topology": args.topology,
+                "disk_model": args.disk_model,
                 "transfer": args.transfer, "exit": proc.returncode,
                 "wall_seconds": round(wall, 1),
                 "cpu_seconds": round(sum(cpu), 1) if cpu else None,
@@ -175,6 +178,7 @@ def version(case):
     extra = [x for x in (case.get("topology", "fattree") != "fattree" and case["topology"],
                          hints and " ".join(hints),
                          case.get("transfer", "256k") != "256k" and "transfer " + case["transfer"],
+                         case.get("disk_model", "s19") != "s19" and "disk model " + case["disk_model"],
                          case.get("exit") and "exit %d, calls done" % case["exit"]) if x]
     return case["label"] + (" (%s)" % ", ".join(extra) if extra else "")
 
@@ -224,6 +228,8 @@ def main():
     r.add_argument("--transfer", default="256k",
                    help="ior's transfer size (1m: one extent per rank, each rank's byte range"
                         " one domain or two instead of the whole file)")
+    r.add_argument("--disk-model", choices=("s19", "cpu"), default="s19",
+                   help="the storage targets' model (tools/mcio-platform.py --disk-model)")
     r.add_argument("--build")
     r.add_argument("--stats-out", metavar="FILE",
                    help="also keep the run's MCIO_STATS lines whole (to compare"

@@ -14,6 +14,7 @@ namespace {
 struct storage {
     bool loaded = false;
     int64_t stripe = 1 << 20;
+    bool disk_as_cpu = false; // the root zone's mcio_disk_model is "cpu"
     std::vector<sg4::Host*> host;
     std::vector<sg4::Disk*> disk;
     int status = 0; // number of targets, or -1
@@ -32,6 +33,8 @@ storage& load()
     if (const char* v = root->get_property("mcio_stripe_size"))
         if (long long x = std::atoll(v); x > 0)
             s.stripe = x;
+    if (const char* v = root->get_property("mcio_disk_model"))
+        s.disk_as_cpu = std::string(v) == "cpu";
     const char* names = root->get_property("mcio_storage");
     std::string list = names ? names : "";
     for (size_t at = 0; at < list.size();) {
@@ -84,8 +87,12 @@ extern "C" void* mcio_sim_storage_start(int write, int64_t len, int64_t off, int
         int64_t piece = (stripe_end < off + len ? stripe_end : off + len) - at;
         size_t t = (size_t)((at / stripe) % (int64_t)n);
         bytes[t] += (uint64_t)piece;
-        a->pending.push_back(write ? s.disk[t]->write_async((sg_size_t)piece)
-                                   : s.disk[t]->read_async((sg_size_t)piece));
+        if (s.disk_as_cpu)
+            a->pending.push_back(
+                sg4::Exec::init()->set_flops_amount((double)piece)->set_host(s.host[t])->start());
+        else
+            a->pending.push_back(write ? s.disk[t]->write_async((sg_size_t)piece)
+                                       : s.disk[t]->read_async((sg_size_t)piece));
         at += piece;
     }
     sg4::Host* self = sg4::Host::current();

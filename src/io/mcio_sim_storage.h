@@ -12,6 +12,11 @@
  * two sets the time, as a streamed transfer does), one disk request per stripe piece. The disk
  * is shared fairly among the requests in flight; a per-request cost, if any, is the platform's
  * (Disk::set_factor_cb). No byte is stored: reads return whatever the buffer held.
+ *   mcio_disk_model   "cpu": each request is executed on the target host's processor, whose
+ *                     speed and factor the platform made the disk's (tools/sim/mcio_platform.cpp),
+ *                     instead of by its disk: the same fair sharing, but SimGrid's processor model
+ *                     updates requests lazily where its disk model updates every request in
+ *                     flight at every event of the simulation (docs/simulation.md, "16,384 ranks")
  */
 #ifndef MCIO_SIM_STORAGE_H
 #define MCIO_SIM_STORAGE_H

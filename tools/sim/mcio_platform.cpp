@@ -24,6 +24,13 @@
 //   host_speed FLOPS
 //   sockets S
 //   disk READ_BW WRITE_BW REQUEST_COST   bytes/s, bytes/s, seconds per request
+//   disk_model s19|cpu                which SimGrid model serves the targets' requests: s19
+//                                     (the default), SimGrid's disk model, which updates every
+//                                     request in flight at every event of the simulation; cpu,
+//                                     the target host's processor at the disk's bandwidth, whose
+//                                     model updates only the requests an event touches (lazily).
+//                                     Both share the disk fairly with the same per-request
+//                                     factor; cpu needs READ_BW = WRITE_BW (one processor)
 //   stripe BYTES
 //   topology_file PATH
 //   node LEAF MEMORY                  compute node K is the K-th node line: MEMORY bytes left
@@ -59,6 +66,7 @@ struct description {
     std::map<unsigned long, std::pair<int, long long>> node;   // leaf -> (node index, memory)
     std::map<unsigned long, int> storage;                        // leaf -> target index
     int nstorage = 0;
+    bool disk_as_cpu = false;
     std::string memory_model; // "", "paging" or "oom"
     double paging_bw = 0;
 };
@@ -104,6 +112,10 @@ description read_description()
             ok = static_cast<bool>(w >> d.sockets);
         } else if (key == "disk") {
             ok = static_cast<bool>(w >> d.disk_read >> d.disk_write >> d.request_cost);
+        } else if (key == "disk_model") {
+            std::string v;
+            ok = static_cast<bool>(w >> v) && (v == "s19" || v == "cpu");
+            d.disk_as_cpu = v == "cpu";
         } else if (key == "stripe") {
             ok = static_cast<bool>(w >> d.stripe);
         } else if (key == "topology_file") {
@@ -129,6 +141,8 @@ description read_description()
     }
     if (d.kind.empty() || d.node.empty() || d.nstorage == 0)
         die(std::string(path) + ": needs a topology, node lines and storage lines");
+    if (d.disk_as_cpu && d.disk_read != d.disk_write)
+        die(std::string(path) + ": disk_model cpu needs equal read and write bandwidths");
     return d;
 }
 
@@ -169,7 +183,16 @@ void load_platform(const sg4::Engine&)
             if (d.memory_model == "paging")
                 h->create_disk("swap", d.paging_bw, d.paging_bw)->seal();
         } else if (auto s = d.storage.find(leaf); s != d.storage.end()) {
-            h = zone->create_host("ost-" + std::to_string(s->second), d.speed);
+            // With disk_model cpu the target's processor is its disk: no rank runs on a target,
+            // and the storage shim (src/io/mcio_sim_storage.cpp) executes a request of n bytes
+            // as n flops there, so the processor's speed is the disk's bandwidth and its factor
+            // the disk's. The disk below is still made (the shim finds the targets by it).
+            h = zone->create_host("ost-" + std::to_string(s->second),
+                                  d.disk_as_cpu ? d.disk_write : d.speed);
+            if (d.disk_as_cpu && d.request_cost > 0)
+                h->set_factor_cb([](double size) {
+                    return size > 0 ? 1.0 / (1.0 + d.request_cost * d.disk_write / size) : 1.0;
+                });
             sg4::Disk* disk = h->create_disk("disk", d.disk_read, d.disk_write);
             // A request of `size` bytes costs request_cost seconds more than its bytes. SimGrid
             // multiplies the disk's bandwidth for the request by the factor (measured: a factor
@@ -231,5 +254,7 @@ void load_platform(const sg4::Engine&)
         root->set_property("mcio_topology_file", d.topology_file);
     if (!d.memory_model.empty())
         root->set_property("mcio_memory_model", d.memory_model);
+    if (d.disk_as_cpu)
+        root->set_property("mcio_disk_model", "cpu");
     root->seal();
 }
