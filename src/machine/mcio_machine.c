@@ -339,11 +339,14 @@ void mcio_machine_free(mcio_machine *m)
 }
 
 #ifndef MCIO_SIMULATE
-/* This rank's last reading, when it may stand for a new one (mcio_machine_memory_read). */
+/* This rank's last reading, when it may stand for a new one (mcio_machine_memory_read): of
+ * the kind this rank reads now (the open's whole reading is not a non-reader's), young, and
+ * with ample room. */
 static const mcio_memory_probe *reading_to_reuse(const mcio_machine *m, int64_t ample)
 {
     const mcio_memory_probe *q = m->mem_last;
-    if (!q || ample <= 0 || PMPI_Wtime() - m->mem_last_time >= MCIO_MEM_REUSE_SECONDS)
+    if (!q || ample <= 0 || (q->meminfo == MCIO_PROBE_AS_READER) != m->mem_not_reader ||
+        PMPI_Wtime() - m->mem_last_time >= MCIO_MEM_REUSE_SECONDS)
         return NULL;
     return q->avail < 0 || q->avail >= ample ? q : NULL;
 }
