@@ -2,7 +2,8 @@
 """mcio-calibrate end to end (issue 20): a probe into a fresh cache, read back, and a second
 probe that the cache merges with it as mcio_cost_keep_best says: an operation's
 file-system figures (call and byte, alone and among conc; a write's sync) together from the
-probe that found that operation cheaper (one call of 1 MiB alone plus one among conc ranks), the message figures each the lower of the two.
+probe that found that operation cheaper (one call of 1 MiB alone plus one among conc ranks),
+the message figures each the lower of the two.
 
 Usage: calibrate_test.py MPIEXEC [MPIEXEC_FLAGS...] -- MCIO_CALIBRATE DIR
 Runs 3 ranks with XDG_CACHE_HOME set to a new temporary directory, so the user's own cache is

@@ -130,12 +130,17 @@ static void fs_cost(const mcio_cost_table *t, int op, int w, double *call, doubl
     *byte = at_ranks(t, w, t->byte[op][0], t->byte[op][1], 1);
 }
 
-/* The closing sync of a write by one of w ranks of a node that wrote, alone and in company
- * (the servers' flush shared beyond conc). */
-static void sync_cost(const mcio_cost_table *t, int w, double *alone, double *shared)
+/* Where the call's writes end with a sync (in->sync), add to a writing stream's times, alone
+ * and as one of w writers of its node, its closing sync (the servers' flush shared beyond
+ * conc; not dearer alone than in company). */
+static void add_sync(const mcio_cost_inputs *in, int w, double *alone, double *shared)
 {
-    *shared = at_ranks(t, w, t->sync[0], t->sync[1], 1);
-    *alone = t->sync[0] < *shared ? t->sync[0] : *shared;
+    const mcio_cost_table *t = in->cost;
+    if (!in->write || !in->sync)
+        return;
+    double s = at_ranks(t, w, t->sync[0], t->sync[1], 1);
+    *shared += s;
+    *alone += t->sync[0] < s ? t->sync[0] : s;
 }
 
 /* The cores n busy ranks of a node run on at once (n when the cores are unknown). */
@@ -203,13 +208,11 @@ static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
     for (int r = 0; r < topo->nprocs; r++) {
         if (in->sum[r].bytes <= 0)
             continue;
-        double alone, t, sa = 0, ss = 0;
+        double alone, t;
         int w = active[topo->node_of_rank[r]];
         stream_cost(in->cost, op, w, (double)rank_extents(topo, r), (double)in->sum[r].bytes,
                     &alone, &t);
-        if (in->write && in->sync) /* every rank wrote: each syncs its own writes */
-            sync_cost(in->cost, w, &sa, &ss);
-        alone += sa, t += ss;
+        add_sync(in, w, &alone, &t); /* every rank wrote: each syncs its own writes */
         worst = alone > worst ? alone : worst;
         cpu[topo->node_of_rank[r]] += t;
     }
@@ -365,15 +368,14 @@ static int domains_io(const mcio_cost_inputs *in, const mcio_fdplan *fd, const d
                 continue;
             int j = topo->node_of_rank[fd->agg_rank[d]];
             double span = (double)(fd->win_end[d] - fd->win_start[d]), rounds = fd->rounds[d];
-            double alone, shared, ra = 0, rs = 0, sa = 0, ss = 0;
+            double alone, shared, ra = 0, rs = 0;
             stream_cost(t, op, aggs[j], rounds, span, &alone, &shared);
             if (pass == 0 && writes_take_turns(t, in->write))
                 turns[j] += shared; /* the node's writes to the file, one after another */
             if (in->write && bytes[d] < 0.999 * span)
                 stream_cost(t, MCIO_COST_READ, aggs[j], rounds, span, &ra, &rs);
-            if (in->write && in->sync) /* the aggregators wrote: theirs are the syncs that wait */
-                sync_cost(t, aggs[j], &sa, &ss);
-            alone += ra + sa, shared += rs + ss;
+            alone += ra, shared += rs;
+            add_sync(in, aggs[j], &alone, &shared); /* the aggregators' are the syncs that wait */
             if (pass == 0)
                 node[j] += shared;
             else
