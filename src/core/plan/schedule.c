@@ -31,15 +31,16 @@ static int cmp_keyed(const void *a, const void *b)
     return (x->p.mem > y->p.mem) - (x->p.mem < y->p.mem);
 }
 
-/* Sort keyed pieces by (round, peer, offset) and pack them into groups. Takes kp. */
-static int build_groups(keyed_piece *kp, int64_t n, mcio_groups *out)
+/* Sort keyed pieces by (round, peer, offset) and pack them into groups, sorting only when
+ * sorted is 0 (not known to be in order). Takes kp. */
+static int build_groups(keyed_piece *kp, int64_t n, int sorted, mcio_groups *out)
 {
     memset(out, 0, sizeof *out);
-    int sorted = 1;
-    for (int64_t i = 1; i < n && sorted; i++)
-        sorted = cmp_keyed(&kp[i - 1], &kp[i]) <= 0;
-    if (!sorted)
-        qsort(kp, (size_t)n, sizeof *kp, cmp_keyed);
+    for (int64_t i = 1; i < n && !sorted; i++)
+        if (cmp_keyed(&kp[i - 1], &kp[i]) > 0) {
+            qsort(kp, (size_t)n, sizeof *kp, cmp_keyed);
+            break;
+        }
     int64_t ng = 0;
     for (int64_t i = 0; i < n; i++)
         if (i == 0 || kp[i].round != kp[i - 1].round || kp[i].peer != kp[i - 1].peer)
@@ -83,43 +84,73 @@ static int64_t round_stop(const mcio_fdplan *plan, int d, int r, int64_t end)
     return stop < end ? stop : end;
 }
 
+/* The round a byte falls in, kept between calls: a rank's pieces come in file order, and
+ * most of them fall in the round of the piece before (FLASH-IO's 128-byte rows: thousands a
+ * round), which then costs two comparisons instead of a search and two divisions. */
+typedef struct round_at {
+    int d, r;
+    int64_t lo, hi; /* [lo, hi): the bytes of round r of domain d; empty before the first */
+} round_at;
+
+/* Moves *at to the round holding pos; 0, or -1 when the plan does not cover pos. */
+static int find_round(const mcio_fdplan *plan, round_at *at, int64_t pos)
+{
+    if (pos >= at->lo && pos < at->hi)
+        return 0;
+    int d = mcio_fdplan_find(plan, pos);
+    if (d < 0 && at->hi > at->lo) /* within a piece, past its domain's end (empty domains) */
+        for (d = at->d; d < plan->ndomains && plan->fd_end[d] <= pos; d++)
+            ;
+    if (d < 0 || d >= plan->ndomains || plan->win_start[d] > pos || pos >= plan->win_end[d])
+        return -1;
+    int r = mcio_fdplan_round(plan, d, pos);
+    *at = (round_at){.d = d, .r = r,
+                     .lo = plan->win_start[d] + (int64_t)r * plan->window[d],
+                     .hi = round_stop(plan, d, r, INT64_MAX)};
+    return 0;
+}
+
 int mcio_schedule_rank(const mcio_fdplan *plan, const mcio_extent *ext, int64_t n, mcio_groups *out)
 {
-    /* First pass counts pieces, second fills them. */
-    int64_t np = 0;
-    keyed_piece *kp = NULL;
-    for (int pass = 0; pass < 2; pass++) {
-        int64_t k = 0;
-        for (int64_t i = 0; i < n; i++) {
-            int64_t pos = ext[i].off, end = ext[i].off + ext[i].len;
-            int d = mcio_fdplan_find(plan, pos);
-            while (pos < end) {
-                while (d >= 0 && d < plan->ndomains && plan->fd_end[d] <= pos)
-                    d++;
-                if (d < 0 || d >= plan->ndomains || plan->win_start[d] > pos ||
-                    pos >= plan->win_end[d]) {
-                    free(kp);
-                    return MCIO_ERR_INTERNAL; /* the plan does not cover this byte */
-                }
-                int r = mcio_fdplan_round(plan, d, pos);
-                int64_t stop = round_stop(plan, d, r, end);
-                if (pass == 1)
-                    kp[k] = (keyed_piece){
-                        .round = r,
-                        .peer = d,
-                        .p = {.off = pos, .len = stop - pos, .mem = ext[i].mem + (pos - ext[i].off)}};
-                k++;
-                pos = stop;
+    /* One pass. Pieces are cut only at round ends: disjoint pieces (a write's) at most once
+     * per round of the plan, overlapping ones (a read's) may be cut more, and the array
+     * grows then. In file order the pieces are already in (round, domain) order unless a
+     * domain has several rounds the rank meets (checked as they come). */
+    int64_t cap = n + 1;
+    for (int d = 0; d < plan->ndomains; d++)
+        cap += plan->rounds[d];
+    keyed_piece *kp = malloc((size_t)cap * sizeof *kp);
+    if (!kp)
+        return MCIO_ERR_NOMEM;
+    int64_t k = 0;
+    int sorted = 1;
+    round_at at = {.lo = 0, .hi = 0};
+    for (int64_t i = 0; i < n; i++) {
+        for (int64_t pos = ext[i].off, end = ext[i].off + ext[i].len; pos < end; k++) {
+            if (find_round(plan, &at, pos) != 0) {
+                free(kp);
+                return MCIO_ERR_INTERNAL; /* the plan does not cover this byte */
             }
-        }
-        if (pass == 0) {
-            np = k;
-            kp = malloc((np > 0 ? (size_t)np : 1) * sizeof *kp);
-            if (!kp)
-                return MCIO_ERR_NOMEM;
+            int64_t stop = at.hi < end ? at.hi : end;
+            if (k == cap) {
+                keyed_piece *grown = realloc(kp, (size_t)(cap *= 2) * sizeof *kp);
+                if (!grown) {
+                    free(kp);
+                    return MCIO_ERR_NOMEM;
+                }
+                kp = grown;
+            }
+            kp[k] = (keyed_piece){
+                .round = at.r,
+                .peer = at.d,
+                .p = {.off = pos, .len = stop - pos, .mem = ext[i].mem + (pos - ext[i].off)}};
+            if (k > 0 && sorted && (kp[k - 1].round != at.r || kp[k - 1].peer != at.d ||
+                                    kp[k - 1].p.off >= pos))
+                sorted = cmp_keyed(&kp[k - 1], &kp[k]) <= 0;
+            pos = stop;
         }
     }
-    return build_groups(kp, np, out);
+    return build_groups(kp, k, sorted, out);
 }
 
 int mcio_schedule_aggregator(const mcio_fdplan *plan, int d, int nprocs, const int64_t *nlist,
@@ -163,7 +194,7 @@ int mcio_schedule_aggregator(const mcio_fdplan *plan, int d, int nprocs, const i
                 pos = stop;
             }
     free(at);
-    return build_groups(kp, n, out);
+    return build_groups(kp, n, 0, out);
 }
 
 void mcio_groups_free(mcio_groups *g)
