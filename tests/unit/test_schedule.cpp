@@ -123,6 +123,34 @@ TEST(ScheduleRank, OverlappingReadExtentsEachGetPieces)
     EXPECT_EQ(mcio_test::sorted_pieces(mcio_test::groups_of(G.g)), want);
 }
 
+TEST(ScheduleRank, ManyOverlappingReadsEachCutAtEveryRound)
+{
+    /* Twenty reads of the whole data, [1000, 2000): each is cut into the six rounds, 120
+     * pieces, more than one per extent and round of the plan (the array grows). Every piece
+     * must lie in its group's round and domain and keep its memory displacement. */
+    Plan P;
+    two_domains(P);
+    std::vector<Piece> v;
+    for (int i = 0; i < 20; i++)
+        v.push_back({1000, 1000, 5000 * i});
+    std::vector<mcio_extent> e = extents(v);
+    Groups G;
+    ASSERT_EQ(mcio_schedule_rank(&P.p, e.data(), (int64_t)e.size(), &G.g), MCIO_SUCCESS);
+    ASSERT_EQ(G.g.ngroups, 6);
+    ASSERT_EQ(G.g.npieces, 120);
+    for (int64_t g = 0; g < G.g.ngroups; g++) {
+        int d = G.g.peer[g], r = G.g.round[g];
+        int64_t lo = 1000 + 500 * d + 200 * r, hi = lo + (r == 2 ? 100 : 200);
+        EXPECT_EQ(G.g.bytes[g], 20 * (hi - lo));
+        for (int64_t i = G.g.first[g]; i < G.g.first[g + 1]; i++) {
+            const mcio_piece &pc = G.g.pieces[i];
+            EXPECT_EQ(pc.off, lo);
+            EXPECT_EQ(pc.len, hi - lo);
+            EXPECT_EQ(pc.mem % 5000, lo - 1000);
+        }
+    }
+}
+
 /*
  * The engine sends a group's pieces back to back (one hindexed message) and the other side
  * receives them into its own group's pieces in its own order: the rank side (round, domain)

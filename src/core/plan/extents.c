@@ -34,43 +34,37 @@ int mcio_extents_normalize(int64_t count, const int64_t *off, const int64_t *len
                  !off ? "offsets" : !len ? "lengths" : "memory");
         return MCIO_ERR_ARG;
     }
-    for (int64_t i = 0; i < count; i++) {
-        if (len[i] < 0) {
-            snprintf(detail, MCIO_DETAIL_LEN, "extent %" PRId64 " has negative length %" PRId64, i,
-                     len[i]);
-            return MCIO_ERR_ARG;
-        }
-        if (off[i] < 0) {
-            snprintf(detail, MCIO_DETAIL_LEN, "extent %" PRId64 " has negative offset %" PRId64, i,
-                     off[i]);
-            return MCIO_ERR_ARG;
-        }
-        if (off[i] > INT64_MAX - len[i]) {
-            snprintf(detail, MCIO_DETAIL_LEN,
-                     "extent %" PRId64 " (offset %" PRId64 ", length %" PRId64 ") ends past 2^63",
-                     i, off[i], len[i]);
-            return MCIO_ERR_ARG;
-        }
-        if (len[i] > 0)
-            n++;
-    }
-    if (n == 0)
-        return MCIO_SUCCESS;
-    e = malloc((size_t)n * sizeof *e);
-    if (!e) {
-        snprintf(detail, MCIO_DETAIL_LEN, "cannot allocate %" PRId64 " extents", n);
+    /* One pass validates and copies (room for count; zero lengths dropped) and checks the
+     * order: already sorted is the common case (checkpoints), and qsort runs only when not. */
+    if (count > 0 && !(e = malloc((size_t)count * sizeof *e))) {
+        snprintf(detail, MCIO_DETAIL_LEN, "cannot allocate %" PRId64 " extents", count);
         return MCIO_ERR_NOMEM;
     }
-    n = 0;
-    for (int64_t i = 0; i < count; i++)
-        if (len[i] > 0)
-            e[n++] = (mcio_extent){.off = off[i], .len = len[i], .mem = mem[i]};
-    /* Already sorted is the common case (checkpoints); qsort only when needed. */
-    for (int64_t i = 1; i < n; i++)
-        if (cmp_extent(&e[i - 1], &e[i]) > 0) {
-            qsort(e, (size_t)n, sizeof *e, cmp_extent);
-            break;
+    int sorted = 1;
+    for (int64_t i = 0; i < count; i++) {
+        const char *bad = len[i] < 0 ? "negative length" : off[i] < 0 ? "negative offset"
+                          : off[i] > INT64_MAX - len[i] ? "an end past 2^63" : NULL;
+        if (bad) {
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "extent %" PRId64 " (offset %" PRId64 ", length %" PRId64 ") has %s", i,
+                     off[i], len[i], bad);
+            free(e);
+            return MCIO_ERR_ARG;
         }
+        if (len[i] == 0)
+            continue;
+        e[n] = (mcio_extent){.off = off[i], .len = len[i], .mem = mem[i]};
+        if (n > 0 && sorted)
+            sorted = e[n - 1].off < e[n].off ||
+                     (e[n - 1].off == e[n].off && e[n - 1].mem <= e[n].mem);
+        n++;
+    }
+    if (n == 0) {
+        free(e);
+        return MCIO_SUCCESS;
+    }
+    if (!sorted)
+        qsort(e, (size_t)n, sizeof *e, cmp_extent);
     int64_t m = 0;
     for (int64_t i = 1; i < n; i++) {
         mcio_extent *last = &e[m];
