@@ -84,13 +84,23 @@ static int64_t round_stop(const mcio_fdplan *plan, int d, int r, int64_t end)
     return stop < end ? stop : end;
 }
 
-/* The round a byte falls in, kept between calls: a rank's pieces come in file order, and
- * most of them fall in the round of the piece before (FLASH-IO's 128-byte rows: thousands a
- * round), which then costs two comparisons instead of a search and two divisions. */
+/* The round a byte falls in, kept from one piece to the next: a rank's pieces (and each
+ * sender's list) come in file order, and most of them fall in the round of the piece before
+ * (FLASH-IO's 128-byte rows, coll_perf's rows: thousands a round), which then costs two
+ * comparisons instead of a search and two divisions. */
 typedef struct round_at {
     int d, r;
     int64_t lo, hi; /* [lo, hi): the bytes of round r of domain d; empty before the first */
 } round_at;
+
+/* Moves *at to the round of domain d holding pos (in the domain's data). */
+static void enter_round(const mcio_fdplan *plan, int d, int64_t pos, round_at *at)
+{
+    int r = mcio_fdplan_round(plan, d, pos);
+    *at = (round_at){.d = d, .r = r,
+                     .lo = plan->win_start[d] + (int64_t)r * plan->window[d],
+                     .hi = round_stop(plan, d, r, INT64_MAX)};
+}
 
 /* Moves *at to the round holding pos; 0, or -1 when the plan does not cover pos. */
 static int find_round(const mcio_fdplan *plan, round_at *at, int64_t pos)
@@ -103,10 +113,7 @@ static int find_round(const mcio_fdplan *plan, round_at *at, int64_t pos)
             ;
     if (d < 0 || d >= plan->ndomains || plan->win_start[d] > pos || pos >= plan->win_end[d])
         return -1;
-    int r = mcio_fdplan_round(plan, d, pos);
-    *at = (round_at){.d = d, .r = r,
-                     .lo = plan->win_start[d] + (int64_t)r * plan->window[d],
-                     .hi = round_stop(plan, d, r, INT64_MAX)};
+    enter_round(plan, d, pos, at);
     return 0;
 }
 
@@ -165,6 +172,7 @@ int mcio_schedule_aggregator(const mcio_fdplan *plan, int d, int nprocs, const i
     int64_t n = 0, *at = calloc((size_t)R + 1, sizeof(int64_t));
     if (!at)
         return MCIO_ERR_NOMEM;
+    round_at cur = {.lo = 0, .hi = 0}; /* the round of the piece before (find_round) */
     for (int s = 0; s < nprocs; s++)
         for (int64_t i = 0; i < nlist[s]; i++)
             for (int64_t pos = lists[s][i].off, end = pos + lists[s][i].len; pos < end; n++) {
@@ -172,9 +180,10 @@ int mcio_schedule_aggregator(const mcio_fdplan *plan, int d, int nprocs, const i
                     free(at);
                     return MCIO_ERR_INTERNAL; /* a sender's piece outside this domain's data */
                 }
-                int r = mcio_fdplan_round(plan, d, pos);
-                at[r + 1]++;
-                pos = round_stop(plan, d, r, end);
+                if (pos < cur.lo || pos >= cur.hi)
+                    enter_round(plan, d, pos, &cur);
+                at[cur.r + 1]++;
+                pos = cur.hi < end ? cur.hi : end;
             }
     keyed_piece *kp = malloc((n > 0 ? (size_t)n : 1) * sizeof *kp);
     if (!kp) {
@@ -186,11 +195,11 @@ int mcio_schedule_aggregator(const mcio_fdplan *plan, int d, int nprocs, const i
     for (int s = 0; s < nprocs; s++)
         for (int64_t i = 0; i < nlist[s]; i++)
             for (int64_t pos = lists[s][i].off, end = pos + lists[s][i].len; pos < end;) {
-                int r = mcio_fdplan_round(plan, d, pos);
-                int64_t stop = round_stop(plan, d, r, end);
-                mcio_piece p = {.off = pos, .len = stop - pos,
-                                .mem = pos - (plan->win_start[d] + (int64_t)r * plan->window[d])};
-                kp[at[r]++] = (keyed_piece){.round = r, .peer = s, .p = p};
+                if (pos < cur.lo || pos >= cur.hi)
+                    enter_round(plan, d, pos, &cur);
+                int64_t stop = cur.hi < end ? cur.hi : end;
+                mcio_piece p = {.off = pos, .len = stop - pos, .mem = pos - cur.lo};
+                kp[at[cur.r]++] = (keyed_piece){.round = cur.r, .peer = s, .p = p};
                 pos = stop;
             }
     free(at);
