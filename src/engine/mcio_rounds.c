@@ -94,50 +94,56 @@ int mcio_sink_irecv(void *sink, int64_t bytes, MPI_Datatype elem, int elem_size,
     return PMPI_Irecv(sink, count, *type, peer, tag, comm, req);
 }
 
+/* The end of the run of pieces that starts at i: pieces of pc[i]'s length, each the same
+ * stride after the one before. */
+static int64_t run_end(const mcio_piece *pc, int64_t n, int64_t i)
+{
+    int64_t j = i + 1;
+    while (j < n && pc[j].len == pc[i].len && pc[j].mem - pc[j - 1].mem == pc[i + 1].mem - pc[i].mem)
+        j++;
+    return j;
+}
+
 /*
- * The datatype of n pieces at base + pc[i].mem. Pieces of one length at one stride (a 3-D
- * block's rows: coll_perf's, a domain's share of an array) go as one hvector per such run,
- * joined by a struct: O(runs) for MPI to build, commit and walk, where an hindexed type of
- * every piece cost the aggregator of coll_perf at 8 ranks a tenth of its CPU in
- * MPI_Type_create_hindexed alone (25,600 rows; docs/performance.md, eighth pass). Otherwise,
- * or when the runs are short (under 4 pieces on average), an hindexed type. Not committed.
+ * The datatype of n pieces at base + pc[i].mem, not committed. Under Open MPI, where they form
+ * runs of one shape (count, length, stride: a 3-D block's rows plane by plane, coll_perf's at
+ * the aggregator, FLASH-IO's guarded rows at the rank), an hvector of one run repeated at each
+ * run's start (hindexed_block): O(runs) for MPI to build and walk, against O(pieces) for an
+ * hindexed type of every piece, which cost coll_perf's aggregator at 8 ranks a tenth of its
+ * CPU in MPI_Type_create_hindexed alone (25,600 rows), and FLASH-IO at 8 ranks writes 1.1-1.3
+ * times faster. Otherwise, and under MPICH, that hindexed type: MPICH moved FLASH-IO's rows
+ * 1.25-1.3 times slower through the nested type, at 2 ranks (docs/performance.md, eighth pass).
  */
+#ifdef OPEN_MPI
+#define MCIO_TYPE_RUNS 1
+#else
+#define MCIO_TYPE_RUNS 0
+#endif
 static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base, MPI_Datatype *type)
 {
-    int64_t runs = 0;
-    for (int64_t i = 0; i < n; runs++) { /* count the runs: i starts one */
-        int64_t j = i + 1;
-        while (j < n && pc[j].len == pc[i].len && pc[j].mem - pc[j - 1].mem == pc[i + 1].mem - pc[i].mem)
-            j++;
+    int64_t runs = 0, first = run_end(pc, n, 0);
+    int uniform = MCIO_TYPE_RUNS && first > 1;
+    for (int64_t i = 0; i < n && uniform; runs++) {
+        int64_t j = run_end(pc, n, i);
+        uniform = j - i == first && pc[i].len == pc[0].len &&
+                  pc[i + 1].mem - pc[i].mem == pc[1].mem - pc[0].mem;
+        p->displs[runs] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
         i = j;
     }
-    MPI_Datatype *rt = runs * 4 <= n ? malloc((size_t)runs * sizeof *rt) : NULL;
-    if (!rt) {
+    if (!uniform) {
         for (int64_t i = 0; i < n; i++) {
             p->blocklens[i] = (int)pc[i].len;
             p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
         }
         return PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
     }
-    int rc = MPI_SUCCESS;
-    int64_t k = 0; /* runs whose type was made */
-    for (int64_t i = 0; i < n && rc == MPI_SUCCESS;) {
-        int64_t j = i + 1;
-        while (j < n && pc[j].len == pc[i].len && pc[j].mem - pc[j - 1].mem == pc[i + 1].mem - pc[i].mem)
-            j++;
-        MPI_Aint stride = j > i + 1 ? (MPI_Aint)(pc[i + 1].mem - pc[i].mem) : 0;
-        rc = PMPI_Type_create_hvector((int)(j - i), (int)pc[i].len, stride, MPI_BYTE, &rt[k]);
-        if (rc == MPI_SUCCESS) {
-            p->blocklens[k] = 1;
-            p->displs[k++] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
-        }
-        i = j;
-    }
-    if (rc == MPI_SUCCESS)
-        rc = PMPI_Type_create_struct((int)k, p->blocklens, p->displs, rt, type);
-    for (int64_t i = 0; i < k; i++) /* the struct keeps what it needs of them */
-        PMPI_Type_free(&rt[i]);
-    free(rt);
+    MPI_Datatype run;
+    int rc = PMPI_Type_create_hvector((int)first, (int)pc[0].len,
+                                      (MPI_Aint)(pc[1].mem - pc[0].mem), MPI_BYTE, &run);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Type_create_hindexed_block((int)runs, 1, p->displs, run, type);
+    PMPI_Type_free(&run); /* the outer type keeps what it needs of it */
     return rc;
 }
 
