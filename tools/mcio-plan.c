@@ -320,12 +320,19 @@ static int job_choose(job *j)
         char text[4096];
         int64_t date;
         FILE *f = fopen(j->o.costs, "r");
+        int err = errno;
         size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
         if (f)
             fclose(f);
         text[n] = '\0';
-        if (!f || mcio_cost_parse(text, &j->cost, &date) != 0) {
-            fprintf(stderr, "mcio-plan: --costs %s: not a calibration file\n", j->o.costs);
+        char why[128] = "";
+        if (!f) {
+            fprintf(stderr, "mcio-plan: --costs %s: %s\n", j->o.costs, strerror(err));
+            return 2;
+        }
+        if (mcio_cost_parse(text, &j->cost, &date, why, sizeof why) != 0) {
+            fprintf(stderr, "mcio-plan: --costs %s: not a calibration file of this mcio (%s)\n",
+                    j->o.costs, why);
             return 2;
         }
         if (j->cost.overlap < 0)

@@ -77,7 +77,7 @@ static int read_table(const char *file, mcio_cost_table *t, int64_t *date)
     size_t n = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[n] = '\0';
-    return mcio_cost_parse(text, t, date);
+    return mcio_cost_parse(text, t, date, NULL, 0);
 }
 
 /* Write the cache (rank 0), atomically (a temporary file renamed); failures are silent. */

@@ -650,7 +650,7 @@ TEST(CostCache, RoundTrip)
     ASSERT_LT(n, (int)sizeof buf);
     mcio_cost_table u{};
     int64_t date = 0;
-    ASSERT_EQ(mcio_cost_parse(buf, &u, &date), 0);
+    ASSERT_EQ(mcio_cost_parse(buf, &u, &date, nullptr, 0), 0);
     EXPECT_EQ(date, 1795000000);
     EXPECT_EQ(u.conc, 4);
     EXPECT_EQ(u.calibrated, 1);
@@ -686,27 +686,38 @@ TEST(CostCache, RejectsMalformedOrIncompleteText)
                 dropped = good.substr(from, at + 1 - from);
         if (dropped.rfind("probes ", 0) == 0 || dropped.rfind("load ", 0) == 0)
             continue; /* optional, below */
-        EXPECT_EQ(mcio_cost_parse(s.c_str(), &u, &date), -1) << "without line " << drop;
+        char why[128] = "";
+        EXPECT_EQ(mcio_cost_parse(s.c_str(), &u, &date, why, sizeof why), -1)
+            << "without line " << drop;
+        /* The reason names the key missing (an older mcio's cache lacks the newer keys). */
+        std::string key = dropped.substr(0, dropped.find(' '));
+        EXPECT_EQ(std::string(why), "no line for " + key) << "without line " << drop;
     }
-    EXPECT_EQ(mcio_cost_parse((good + "msg -1\n").c_str(), &u, &date), -1);
-    EXPECT_EQ(mcio_cost_parse((good + "msg nan\n").c_str(), &u, &date), -1);
-    EXPECT_EQ(mcio_cost_parse((good + "msg\n").c_str(), &u, &date), -1);
-    EXPECT_EQ(mcio_cost_parse((good + "msg 1 2\n").c_str(), &u, &date), -1);
-    EXPECT_EQ(mcio_cost_parse((good + "conc 1\n").c_str(), &u, &date), -1);
-    EXPECT_EQ(mcio_cost_parse("", &u, &date), -1);
+    /* A bad value names its line and key. */
+    char why[128] = "";
+    std::string bad = good + "msg -1\n";
+    EXPECT_EQ(mcio_cost_parse(bad.c_str(), &u, &date, why, sizeof why), -1);
+    size_t nl = std::count(good.begin(), good.end(), '\n');
+    EXPECT_EQ(std::string(why), "line " + std::to_string(nl + 1) + ": msg: not a finite value >= 0");
+    EXPECT_EQ(mcio_cost_parse((good + "msg -1\n").c_str(), &u, &date, nullptr, 0), -1);
+    EXPECT_EQ(mcio_cost_parse((good + "msg nan\n").c_str(), &u, &date, nullptr, 0), -1);
+    EXPECT_EQ(mcio_cost_parse((good + "msg\n").c_str(), &u, &date, nullptr, 0), -1);
+    EXPECT_EQ(mcio_cost_parse((good + "msg 1 2\n").c_str(), &u, &date, nullptr, 0), -1);
+    EXPECT_EQ(mcio_cost_parse((good + "conc 1\n").c_str(), &u, &date, nullptr, 0), -1);
+    EXPECT_EQ(mcio_cost_parse("", &u, &date, nullptr, 0), -1);
     /* overlap is optional: -1 when absent, pinned when given, 0 to 1 only. */
-    ASSERT_EQ(mcio_cost_parse(good.c_str(), &u, &date), 0);
+    ASSERT_EQ(mcio_cost_parse(good.c_str(), &u, &date, nullptr, 0), 0);
     EXPECT_EQ(u.overlap, -1);
-    ASSERT_EQ(mcio_cost_parse((good + "overlap 0.5\n").c_str(), &u, &date), 0);
+    ASSERT_EQ(mcio_cost_parse((good + "overlap 0.5\n").c_str(), &u, &date, nullptr, 0), 0);
     EXPECT_EQ(u.overlap, 0.5);
-    EXPECT_EQ(mcio_cost_parse((good + "overlap 2\n").c_str(), &u, &date), -1);
+    EXPECT_EQ(mcio_cost_parse((good + "overlap 2\n").c_str(), &u, &date, nullptr, 0), -1);
     /* probes and load are optional: 1 and -1 when absent (a cache of an earlier mcio). */
     std::string old = good.substr(0, good.find("probes ")) + good.substr(good.find("write_call_1"));
-    ASSERT_EQ(mcio_cost_parse(old.c_str(), &u, &date), 0);
+    ASSERT_EQ(mcio_cost_parse(old.c_str(), &u, &date, nullptr, 0), 0);
     EXPECT_EQ(u.probes, 1);
     EXPECT_EQ(u.load, -1);
     /* Unknown keys are ignored (a newer mcio's cache). */
-    EXPECT_EQ(mcio_cost_parse((good + "future_key 3\n").c_str(), &u, &date), 0);
+    EXPECT_EQ(mcio_cost_parse((good + "future_key 3\n").c_str(), &u, &date, nullptr, 0), 0);
 }
 
 TEST(CostCache, KeepsEachFiguresBestProbe)
@@ -753,7 +764,7 @@ TEST(CostCache, KeepsEachFiguresBestProbe)
     mcio_cost_format(&t, 7, buf, sizeof buf);
     mcio_cost_table u{};
     int64_t date;
-    ASSERT_EQ(mcio_cost_parse(buf, &u, &date), 0);
+    ASSERT_EQ(mcio_cost_parse(buf, &u, &date, nullptr, 0), 0);
     EXPECT_NEAR(u.byte[0][0], quiet.byte[0][0], 1e-16);
     EXPECT_NEAR(u.byte[1][0], loaded.byte[1][0], 1e-16);
     EXPECT_EQ(u.probes, 2);

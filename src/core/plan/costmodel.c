@@ -786,28 +786,42 @@ int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t l
     return n;
 }
 
-int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date)
+/* mcio_cost_parse's failure: -1, with why (when not NULL) saying what is wrong. */
+static int bad_table(char *why, size_t len, int line, const char *what, const char *key)
+{
+    if (why && line > 0)
+        snprintf(why, len, "line %d: %s%s%s", line, key ? key : "", key ? ": " : "", what);
+    else if (why)
+        snprintf(why, len, "%s%s", what, key ? key : "");
+    return -1;
+}
+
+int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date, char *why, size_t len)
 {
     mcio_cost_table x = {.overlap = -1, .probes = 1, .load = -1};
     unsigned seen = 0; /* bit i: keys[i]; bit NKEYS: date; NKEYS + 1: conc */
     int64_t when = 0;
+    int lineno = 0;
     for (const char *line = text; line && *line;) {
         const char *nl = strchr(line, '\n');
         size_t n = nl ? (size_t)(nl - line) : strlen(line);
         char buf[128], key[64], rest[64];
         double v;
+        lineno++;
         if (n < sizeof buf && line[0] != '#') {
             memcpy(buf, line, n);
             buf[n] = '\0';
             int got = sscanf(buf, "%63s %lf %63s", key, &v, rest);
-            if (got == 1 || got == 3 || (got == 2 && !(isfinite(v) && v >= 0)))
-                return -1;
+            if (got == 1 || got == 3)
+                return bad_table(why, len, lineno, "not \"key value\"", NULL);
+            if (got == 2 && !(isfinite(v) && v >= 0))
+                return bad_table(why, len, lineno, "not a finite value >= 0", key);
             for (int i = 0; got == 2 && i < NKEYS; i++)
                 if (strcmp(key, keys[i].key) == 0)
                     *(double *)((char *)&x + keys[i].at) = v, seen |= 1u << i;
             if (got == 2 && strcmp(key, "overlap") == 0) {
                 if (v > 1)
-                    return -1;
+                    return bad_table(why, len, lineno, "above 1", key);
                 x.overlap = v;
             }
             if (got == 2 && strcmp(key, "date") == 0)
@@ -818,16 +832,18 @@ int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date)
                 x.load = v;
             if (got == 2 && strcmp(key, "conc") == 0) {
                 if (v < 2 || v > 1 << 20 || v != floor(v))
-                    return -1;
+                    return bad_table(why, len, lineno, "not a whole number from 2 to 2^20", key);
                 x.conc = (int)v, seen |= 1u << (NKEYS + 1);
             }
         } else if (n >= sizeof buf) {
-            return -1;
+            return bad_table(why, len, lineno, "longer than 127 characters", NULL);
         }
         line = nl ? nl + 1 : NULL;
     }
-    if (seen != (1u << (NKEYS + 2)) - 1)
-        return -1;
+    for (int i = 0; i < NKEYS + 2; i++) /* the first key missing (a cache of an older mcio) */
+        if (!(seen & (1u << i)))
+            return bad_table(why, len, 0, "no line for ",
+                             i < NKEYS ? keys[i].key : i == NKEYS ? "date" : "conc");
     x.calibrated = 1;
     *t = x;
     *date = when;

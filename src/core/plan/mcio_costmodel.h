@@ -170,8 +170,9 @@ int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *pr
  * present with a finite non-negative value (conc >= 2); "overlap" (0 to 1) is optional, and
  * -1 when absent; "probes" (>= 1, else 1) and "load" (else -1) are optional. Returns 0 and
  * fills *t (calibrated = 1) and *date, or -1 for malformed or incomplete text (the caller
- * calibrates again). */
-int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date);
+ * calibrates again), with what is wrong in why (len bytes; may be NULL): the line and key at
+ * fault, or the first key missing (a cache written by an older mcio lacks the newer keys). */
+int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date, char *why, size_t len);
 
 #ifdef __cplusplus
 }
