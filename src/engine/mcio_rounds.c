@@ -152,10 +152,10 @@ static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base,
  * Each (round, peer) pair exchanges exactly one message, so both sides agree without talking.
  * When the group's pieces lie back to back in this side's memory (a rank's packed buffer, the
  * aggregator's buffer for a contiguous stretch) the message is plain bytes, which MPI moves
- * with a single copy (Open MPI's CMA, MPICH's LMT); otherwise an hindexed datatype. Only the
- * type signatures (n bytes) must match, so the two sides choose independently. Measured on
- * Open MPI at 8 ranks: one message per group beats one message per large piece (fewer
- * rendezvous handshakes when ranks outnumber cores), docs/performance.md.
+ * with a single copy (Open MPI's CMA, MPICH's LMT); otherwise the datatype of the pieces
+ * (pieces_type). Only the type signatures (n bytes) must match, so the two sides choose
+ * independently. Measured on Open MPI at 8 ranks: one message per group beats one message per
+ * large piece (fewer rendezvous handshakes when ranks outnumber cores), docs/performance.md.
  */
 static int post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base, int peer,
                       int send, int *nreq, char detail[MCIO_DETAIL_LEN])
