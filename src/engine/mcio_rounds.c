@@ -105,21 +105,23 @@ static int64_t run_end(const mcio_piece *pc, int64_t n, int64_t i)
 }
 
 /*
- * The datatype of n pieces at base + pc[i].mem, not committed. Under Open MPI, where they form
- * runs of one shape (count, length, stride: a 3-D block's rows plane by plane, coll_perf's at
- * the aggregator, FLASH-IO's guarded rows at the rank), an hvector of one run repeated at each
- * run's start (hindexed_block): O(runs) for MPI to build and walk, against O(pieces) for an
- * hindexed type of every piece, which cost coll_perf's aggregator at 8 ranks a tenth of its
- * CPU in MPI_Type_create_hindexed alone (25,600 rows), and FLASH-IO at 8 ranks writes 1.1-1.3
- * times faster. Otherwise, and under MPICH, that hindexed type: MPICH moved FLASH-IO's rows
- * 1.25-1.3 times slower through the nested type, at 2 ranks (docs/performance.md, eighth pass).
+ * The datatype of n pieces at base + pc[i].mem, not committed; *step names the MPI call that
+ * made it (or failed). Under Open MPI, where they form runs of one shape (count, length,
+ * stride: a 3-D block's rows plane by plane, coll_perf's at the aggregator, FLASH-IO's guarded
+ * rows at the rank), an hvector of one run repeated at each run's start (hindexed_block):
+ * O(runs) for MPI to build and walk, against O(pieces) for an hindexed type of every piece,
+ * which cost coll_perf's aggregator at 8 ranks a tenth of its CPU in MPI_Type_create_hindexed
+ * alone (25,600 rows), and FLASH-IO at 8 ranks writes 1.1-1.3 times faster. Otherwise, and
+ * under MPICH, that hindexed type: MPICH moved FLASH-IO's rows 1.25-1.3 times slower through
+ * the nested type, at 2 ranks (docs/performance.md, eighth pass).
  */
 #ifdef OPEN_MPI
 #define MCIO_TYPE_RUNS 1
 #else
 #define MCIO_TYPE_RUNS 0
 #endif
-static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base, MPI_Datatype *type)
+static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base, MPI_Datatype *type,
+                       const char **step)
 {
     int64_t runs = 0, first = run_end(pc, n, 0);
     int uniform = MCIO_TYPE_RUNS && first > 1;
@@ -135,13 +137,16 @@ static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base,
             p->blocklens[i] = (int)pc[i].len;
             p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
         }
+        *step = "MPI_Type_create_hindexed";
         return PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
     }
     MPI_Datatype run;
+    *step = "MPI_Type_create_hvector";
     int rc = PMPI_Type_create_hvector((int)first, (int)pc[0].len,
                                       (MPI_Aint)(pc[1].mem - pc[0].mem), MPI_BYTE, &run);
     if (rc != MPI_SUCCESS)
         return rc;
+    *step = "MPI_Type_create_hindexed_block";
     rc = PMPI_Type_create_hindexed_block((int)runs, 1, p->displs, run, type);
     PMPI_Type_free(&run); /* the outer type keeps what it needs of it */
     return rc;
@@ -170,13 +175,13 @@ static int post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base,
     MPI_Request *req = &p->reqs[*nreq];
     void *addr = MPI_BOTTOM;
     int count = 1, rc = MPI_SUCCESS;
-    const char *step = "MPI_Type_create_hindexed";
+    const char *step = "";
     if (contiguous) {
         *type = MPI_BYTE;
         addr = PIECE_ADDR(base, pc[0].mem);
         count = (int)g->bytes[gi];
     } else {
-        rc = pieces_type(p, pc, n, base, type);
+        rc = pieces_type(p, pc, n, base, type, &step);
         if (rc == MPI_SUCCESS) {
             step = "MPI_Type_commit";
             rc = PMPI_Type_commit(type);
