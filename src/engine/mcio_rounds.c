@@ -123,8 +123,8 @@ static int64_t run_end(const mcio_piece *pc, int64_t n, int64_t i)
 static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base, MPI_Datatype *type,
                        const char **step)
 {
-    int64_t runs = 0, first = run_end(pc, n, 0);
-    int uniform = MCIO_TYPE_RUNS && first > 1;
+    int64_t runs = 0, first = MCIO_TYPE_RUNS ? run_end(pc, n, 0) : 1; /* MPICH: not scanned */
+    int uniform = first > 1;
     for (int64_t i = 0; i < n && uniform; runs++) {
         int64_t j = run_end(pc, n, i);
         uniform = j - i == first && pc[i].len == pc[0].len &&

@@ -167,6 +167,15 @@ std::vector<std::string> fields(const std::string& s)
     return v;
 }
 
+// The factor SimGrid multiplies a request's bandwidth by, so that a request of `size` bytes
+// at bw bytes/s costs `cost` seconds more than its bytes (measured: a factor of 2 halves the
+// time): size / (bw * f) = size / bw + cost. For the disk, and for the processor that serves
+// as the disk with disk_model cpu.
+double request_factor(double cost, double bw, double size)
+{
+    return size > 0 ? 1.0 / (1.0 + cost * bw / size) : 1.0;
+}
+
 } // namespace
 
 extern "C" void load_platform(const sg4::Engine& e);
@@ -190,17 +199,14 @@ void load_platform(const sg4::Engine&)
             h = zone->create_host("ost-" + std::to_string(s->second),
                                   d.disk_as_cpu ? d.disk_write : d.speed);
             if (d.disk_as_cpu && d.request_cost > 0)
-                h->set_factor_cb([](double size) {
-                    return size > 0 ? 1.0 / (1.0 + d.request_cost * d.disk_write / size) : 1.0;
-                });
+                h->set_factor_cb(
+                    [](double size) { return request_factor(d.request_cost, d.disk_write, size); });
             sg4::Disk* disk = h->create_disk("disk", d.disk_read, d.disk_write);
-            // A request of `size` bytes costs request_cost seconds more than its bytes. SimGrid
-            // multiplies the disk's bandwidth for the request by the factor (measured: a factor
-            // of 2 halves the time), so size / (bw * f) = size / bw + cost.
             if (d.request_cost > 0)
                 disk->set_factor_cb([](sg_size_t size, sg4::Io::OpType op) {
-                    double bw = op == sg4::Io::OpType::READ ? d.disk_read : d.disk_write;
-                    return size > 0 ? 1.0 / (1.0 + d.request_cost * bw / (double)size) : 1.0;
+                    return request_factor(d.request_cost,
+                                          op == sg4::Io::OpType::READ ? d.disk_read : d.disk_write,
+                                          (double)size);
                 });
             disk->seal();
         } else {

@@ -74,14 +74,13 @@ static int build_groups(keyed_piece *kp, int64_t n, int sorted, mcio_groups *out
     return MCIO_SUCCESS;
 }
 
-/* The end of round r of domain d, or end when that comes first. */
-static int64_t round_stop(const mcio_fdplan *plan, int d, int r, int64_t end)
+/* The end of round r of domain d. */
+static int64_t round_end(const mcio_fdplan *plan, int d, int r)
 {
     /* Relative to win_start, so that nothing overflows near INT64_MAX. */
     int64_t rel = (int64_t)(r + 1) * plan->window[d];
-    int64_t stop = rel < plan->win_end[d] - plan->win_start[d] ? plan->win_start[d] + rel
-                                                             : plan->win_end[d];
-    return stop < end ? stop : end;
+    return rel < plan->win_end[d] - plan->win_start[d] ? plan->win_start[d] + rel
+                                                       : plan->win_end[d];
 }
 
 /* The round a byte falls in, kept from one piece to the next: a rank's pieces (and each
@@ -99,7 +98,7 @@ static void enter_round(const mcio_fdplan *plan, int d, int64_t pos, round_at *a
     int r = mcio_fdplan_round(plan, d, pos);
     *at = (round_at){.d = d, .r = r,
                      .lo = plan->win_start[d] + (int64_t)r * plan->window[d],
-                     .hi = round_stop(plan, d, r, INT64_MAX)};
+                     .hi = round_end(plan, d, r)};
 }
 
 /* Moves *at to the round holding pos; 0, or -1 when the plan does not cover pos. */
