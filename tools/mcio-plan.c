@@ -51,6 +51,8 @@ static const char usage[] =
     "  --op OP            write or read: the operation the cost model chooses for (default write)\n"
     "  --cores N          online cores per node, as the engine reads them at open: the node's\n"
     "                     ranks share them (default: unknown, each rank its core)\n"
+    "  --cache N          bytes of a node's outermost cache level, as the engine reads it at\n"
+    "                     open (k, m, g suffixes; default: unknown, no collective buffer cold)\n"
     "  --no-choice        skip the cost model's choice (at 100,000 ranks with --node-memory it\n"
     "                     plans the memory strategy once per candidate: minutes)\n"
     "  --max-print N      rows printed per table (default 40; --json prints everything)\n"
@@ -67,6 +69,7 @@ typedef struct opts {
     const char *costs; /* --costs */
     int read;          /* --op read */
     int cores;         /* --cores */
+    int64_t cache;     /* --cache */
 } opts;
 
 static int bad(const char *fmt, const char *a, const char *b)
@@ -138,6 +141,8 @@ static int parse(int argc, char **argv, opts *o)
             o->transfer = x;
         } else if (!strcmp(a, "--random-max")) {
             o->random_max = x;
+        } else if (!strcmp(a, "--cache")) {
+            o->cache = x;
         } else if (!strcmp(a, "--seed")) {
             o->seed = x;
         } else if (!strcmp(a, "--ranks") && x >= 1 && x <= (1 << 28)) {
@@ -339,6 +344,7 @@ static int job_choose(job *j)
             j->cost.overlap = 1; /* not pinned: a machine with a core for each I/O thread */
     }
     j->cost.cores = j->o.cores;
+    j->cost.cache = j->o.cache;
     j->cost.remote = j->o.fs.remote;
     const pattern *p = patterns_find(j->o.pattern);
     if (j->n <= MAX_COUNTED && p && (j->ext = calloc((size_t)j->n, sizeof(int64_t)))) {

@@ -64,6 +64,39 @@ static void detect_socket(MPI_Comm node, int *socket, int *nsockets)
 }
 #endif
 
+#ifdef MCIO_SIMULATE
+int64_t mcio_machine_cache_bytes(void)
+{
+    return 0; /* the simulated hosts say nothing of caches */
+}
+#else
+int64_t mcio_machine_cache_bytes(void)
+{
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo))
+        return 0;
+    hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
+    int64_t bytes = 0;
+    if (hwloc_topology_load(topo) == 0) {
+        /* The outermost level of unified or data caches the host has: all its caches. */
+        static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE,
+                                                  HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
+                                                  HWLOC_OBJ_L1CACHE};
+        for (size_t l = 0; l < sizeof levels / sizeof levels[0] && bytes == 0; l++) {
+            int n = hwloc_get_nbobjs_by_type(topo, levels[l]);
+            for (int i = 0; i < n; i++) {
+                hwloc_obj_t c = hwloc_get_obj_by_type(topo, levels[l], (unsigned)i);
+                if (c && c->attr)
+                    bytes += (int64_t)c->attr->cache.size;
+            }
+        }
+    }
+    hwloc_topology_destroy(topo);
+    return bytes;
+}
+#endif
+
 /* This rank's node key (virtual: its node number; detected: the node's lowest rank in comm),
  * socket and sockets per node, into mine[0..2]. Collective on comm when detected. */
 static void place_rank(MPI_Comm comm, int rank, int nprocs, int per_node, int sockets,

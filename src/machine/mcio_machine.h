@@ -95,6 +95,11 @@ void mcio_machine_memory_combine(MPI_Comm comm, mcio_machine *m, const int64_t *
 void mcio_machine_memory_nodes(mcio_machine *m, const int64_t *all, int stride, int *which);
 void mcio_machine_memory_where(MPI_Comm comm, mcio_machine *m, const char *path, const int *which);
 
+/* Local: the bytes of this host's outermost cache level, all its instances together (hwloc:
+ * the L3s of every socket on most hosts); 0 when unknown (and in simulation). The cost model's
+ * cache: a collective buffer beyond it costs another pass through memory (costmodel.c). */
+int64_t mcio_machine_cache_bytes(void);
+
 /* Collective over comm. Returns a status, the same on every rank, with detail on error. */
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN]);
 

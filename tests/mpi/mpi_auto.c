@@ -46,7 +46,7 @@ static void write_costs(const char *path, const char *spec)
     snprintf(text, sizeof text,
              "date 1\nconc 8\nwrite_call_1 %g\nwrite_call_n %g\nread_call_1 %g\nread_call_n %g\n"
              "write_byte_1 %g\nwrite_byte_n %g\nread_byte_1 %g\nread_byte_n %g\nmsg %g\n"
-             "write_sync_1 0\nwrite_sync_n 0\nmsg_byte %g\ncoll 1e-5\ncopy_byte 1e-10\n"
+             "write_sync_1 0\nwrite_sync_n 0\nmsg_byte %g\ncoll 1e-5\ncopy_byte 1e-10\ncopy_cold 1e-10\n"
              "overlap 1\n",
              call, call, call, call, b1, bn, b1, bn, msg, mb);
     mt_write_text(path, text);

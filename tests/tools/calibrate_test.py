@@ -48,7 +48,7 @@ def main():
         if first["source"] != "probe" or first["conc"] != 3 or first["probes"] != 1:
             fail("first run: source %s, conc %s, probes %s (probe, 3, 1 expected)" % (
                 first["source"], first["conc"], first["probes"]))
-        for k in FS + ["coll", "copy_byte"]:
+        for k in FS + ["coll", "copy_byte", "copy_cold"]:
             if not (isinstance(first[k], (int, float)) and math.isfinite(first[k]) and first[k] > 0):
                 fail("first probe: %s = %r, not a positive time" % (k, first[k]))
         for k in SYNC:

@@ -81,6 +81,10 @@ enum { COLL_AGGREGATED = 4, COLL_INDEPENDENT = 1 };
  * taken (decide, below). */
 #define AGGREGATION_MARGIN 1.1
 
+/* The passes through memory a cold byte of a collective buffer adds (cold_buffers): written
+ * by the exchange, read by the file access, each at copy_cold's cost less copy_byte's. */
+#define COLD_PASSES 2
+
 mcio_cost_table mcio_cost_defaults(int remote)
 {
     /* Orders of magnitude, not measurements: the page cache moves a few GB/s per rank and a
@@ -91,6 +95,7 @@ mcio_cost_table mcio_cost_defaults(int remote)
                          .msg_byte = 1.0 / 2e9,
                          .coll = 50e-6,
                          .copy_byte = 1.0 / 4e9,
+                         .copy_cold = 1.0 / 1e9,
                          .overlap = 1,
                          .remote = remote,
                          .calibrated = 0,
@@ -309,10 +314,13 @@ static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const i
             nmsg -= (double)mcio_fdplan_rounds_met(fd, own[r], s->start, s->end);
             sent -= share_in(s, fd->fd_start[own[r]], fd->fd_end[own[r]]);
         }
-        /* A sender's side: its messages, and its pieces packed into them. */
+        /* A sender's side: its messages, and its pieces packed into them. Its CPU: the
+         * messages and the packing; a message's bytes are copied once, by the aggregator's
+         * side (Open MPI's and MPICH's single copy between the ranks of a node), where
+         * predict_plan counts them. */
         double ts = nmsg * t->msg + sent * (t->msg_byte + t->copy_byte);
         worst = ts > worst ? ts : worst;
-        cpu[in->topo->node_of_rank[r]] += ts;
+        cpu[in->topo->node_of_rank[r]] += ts - sent * t->msg_byte;
     }
     return worst;
 }
@@ -385,6 +393,37 @@ static int domains_io(const mcio_cost_inputs *in, const mcio_fdplan *fd, const d
     return MCIO_SUCCESS;
 }
 
+/* A collective buffer's bytes pass through memory once more where the node's buffers outgrow
+ * its cache: filled by the exchange and drained to the file (or the other way on reads), they
+ * are evicted in between. cold[node]: the share of its aggregators' bytes that pays it, from
+ * the bytes its buffers hold at once (B: each aggregator's round, or its sub-buffers in
+ * flight). The buffer and the bytes streaming into or out of it take twice B of the cache;
+ * a memmove of n bytes (2n in the cache) ran at the cache's speed up to 2n = cache / 2, half
+ * way to memory's at 2n = cache and at memory's from 2n = 2 x cache on this host (32 MiB of
+ * L3; mcio_calibrate.c's copy_cold): cold = 2B / cache - 1/2, within [0, 1]. Measured, 8
+ * ranks, gcrm writes on /tmp: one aggregator with a 16 MiB buffer took 3.1-3.3 ms, with 4
+ * MiB or 2 MiB 2.2-2.3 ms (docs/performance.md, ninth pass). Nothing without a cache size. */
+static void cold_buffers(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
+                         double *cold)
+{
+    const mcio_cost_table *t = in->cost;
+    if (t->cache <= 0 || t->copy_cold <= t->copy_byte)
+        return;
+    for (int d = 0; d < fd->ndomains; d++) {
+        if (fd->rounds[d] <= 0)
+            continue;
+        int64_t span = fd->win_end[d] - fd->win_start[d];
+        int64_t round = fd->window[d] < span ? fd->window[d] : span;
+        int inflight = depth > 1 && fd->rounds[d] > 1 ? (fd->rounds[d] < depth ? fd->rounds[d] : depth)
+                                                      : 1;
+        cold[in->topo->node_of_rank[fd->agg_rank[d]]] += (double)inflight * (double)round;
+    }
+    for (int j = 0; j < in->topo->nnodes; j++) {
+        double c = 2.0 * cold[j] / (double)t->cache - 0.5;
+        cold[j] = c < 0 ? 0 : c > 1 ? 1 : c;
+    }
+}
+
 /*
  * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
  * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
@@ -412,11 +451,13 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
     int *ranks = calloc((size_t)topo->nnodes + 1, sizeof(int));
     double *cpu = calloc((size_t)topo->nnodes + 1, sizeof(double));
     double *turns = calloc((size_t)topo->nnodes + 1, sizeof(double)); /* a node's writes */
+    double *cpu_io = calloc((size_t)topo->nnodes + 1, sizeof(double)); /* of cpu: file access */
+    double *cold = calloc((size_t)topo->nnodes + 1, sizeof(double));   /* cold_buffers */
     mcio_reqmap map = {0};
     double worst = 0;
     int st = MCIO_SUCCESS;
     if (!bytes || !remote || !msgs || !iod || !prefix || !starts || !ends || !own || !aggs ||
-        !ranks || !cpu || !turns ||
+        !ranks || !cpu || !turns || !cpu_io || !cold ||
         mcio_reqmap_build(n, in->sum, &map) != MCIO_SUCCESS) {
         st = MCIO_ERR_NOMEM;
         goto done;
@@ -439,12 +480,14 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
         st = MCIO_ERR_NOMEM;
         goto done;
     }
+    cold_buffers(in, fd, depth, cold);
     for (int d = 0; d < nd; d++) {
         if (fd->rounds[d] <= 0)
             continue;
-        int w = aggs[topo->node_of_rank[fd->agg_rank[d]]];
+        int j = topo->node_of_rank[fd->agg_rank[d]], w = aggs[j];
         double rounds = fd->rounds[d], io = iod[d];
-        double ex = msgs[d] * t->msg + remote[d] * t->msg_byte + bytes[d] * t->copy_byte;
+        double ex = msgs[d] * t->msg + remote[d] * t->msg_byte + bytes[d] * t->copy_byte +
+                    COLD_PASSES * cold[j] * bytes[d] * (t->copy_cold - t->copy_byte);
         double td;
         if (depth > 1) { /* the smaller phase hidden (as far as a core is free for it), but
                             for one sub-buffer's worth; each sub-buffer a hand-over */
@@ -457,12 +500,18 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
             td = ex + io;
         }
         worst = td > worst ? td : worst;
-        cpu[topo->node_of_rank[fd->agg_rank[d]]] += ex + (io_is_cpu(t) ? io : 0);
+        cpu[j] += ex;
+        cpu_io[j] += io_is_cpu(t) ? io : 0;
     }
     /* A node's ranks share its cores: its CPU work takes at least its share of each; its
-     * aggregators' writes to the file take turns. */
+     * aggregators' writes to the file take turns. Without a pipeline they take them after
+     * the round's exchange, which every aggregator of the node waits for (the rounds go in
+     * step): the writes add to the exchange's share of the cores. */
     for (int j = 0; t->cores > 0 && j < topo->nnodes; j++) {
-        double tc = cpu[j] / cores_for(t, ranks[j]);
+        double cores = cores_for(t, ranks[j]);
+        double tc = (cpu[j] + cpu_io[j]) / cores;
+        if (depth <= 1 && turns[j] > 0)
+            tc = cpu[j] / cores + turns[j];
         worst = tc > worst ? tc : worst;
         worst = turns[j] > worst ? turns[j] : worst;
     }
@@ -480,6 +529,8 @@ done:
     free(ranks);
     free(cpu);
     free(turns);
+    free(cpu_io);
+    free(cold);
     *seconds = worst + COLL_AGGREGATED * t->coll;
     return st;
 }
@@ -720,6 +771,7 @@ static const cost_key keys[] = {
     COST_KEY("write_sync_1", sync[0]),    COST_KEY("write_sync_n", sync[1]),
     COST_KEY("msg", msg),                 COST_KEY("msg_byte", msg_byte),
     COST_KEY("coll", coll),               COST_KEY("copy_byte", copy_byte),
+    COST_KEY("copy_cold", copy_cold),
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 #define FS_KEYS 10 /* keys[0..9]: the file system's figures: call and byte by op and c, sync */

@@ -33,6 +33,9 @@ typedef struct mcio_cost_table {
     double msg_byte;   /* per byte of a message (Hockney's beta) */
     double coll;       /* one small collective (allreduce of a few words) over the ranks */
     double copy_byte;  /* a memcpy of one byte (packing pieces into a collective buffer) */
+    double copy_cold;  /* a memcpy of one byte beyond the cache (a copy of cache bytes, rank 0
+                          alone): what a byte of a collective buffer costs once more where the
+                          node's buffers outgrow the cache */
     double overlap;    /* share of the smaller of exchange and file access that a pipeline hides:
                           1 when an aggregator's I/O thread has a core of its own, 0 when the
                           node's cores are all taken by ranks (the job's layout, not the file
@@ -44,6 +47,8 @@ typedef struct mcio_cost_table {
                           a file system that is not remote: the page cache's copies) is work
                           of the node's CPU, and a pipeline hides the smaller phase as far as a
                           core is left beside the node's aggregators */
+    int64_t cache;     /* bytes of a node's outermost cache level (the job's host, set at open,
+                          not cached: mcio_machine_cache_bytes); 0: unknown, no buffer is cold */
     int remote;        /* file access waits on the network (mcio_fsinfo.remote): not the
                           node's CPU work. Set at open, not cached */
     int calibrated;    /* 1: measured on this file system; 0: the defaults of its kind */

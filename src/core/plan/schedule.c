@@ -31,12 +31,46 @@ static int cmp_keyed(const void *a, const void *b)
     return (x->p.mem > y->p.mem) - (x->p.mem < y->p.mem);
 }
 
-/* Sort keyed pieces by (round, peer, offset) and pack them into groups, sorting only when
- * sorted is 0 (not known to be in order). Takes kp. */
-static int build_groups(keyed_piece *kp, int64_t n, int sorted, mcio_groups *out)
+/* How keyed pieces come: in (round, peer, offset) order already; in file order (offset, then
+ * length and memory), which within a round is (peer, offset) order, the domains being in file
+ * order; or neither (then checked, and sorted if need be). */
+enum { ORDER_NONE, ORDER_FILE, ORDER_KEYED };
+
+/* The n pieces of kp in file order, stably by round: (round, peer, offset) order in O(n +
+ * rounds). Frees kp; NULL when out of memory (kp freed too). FLASH-IO at 8 ranks with two
+ * aggregators and a pipeline: each rank's 12,288 rows meet both domains in several rounds
+ * each, and qsort took 0.4 ms of every call on every rank. */
+static keyed_piece *by_round(keyed_piece *kp, int64_t n)
+{
+    int rounds = 0;
+    for (int64_t i = 0; i < n; i++)
+        rounds = kp[i].round >= rounds ? kp[i].round + 1 : rounds;
+    int64_t *at = calloc((size_t)rounds + 1, sizeof *at);
+    keyed_piece *out = malloc((n > 0 ? (size_t)n : 1) * sizeof *out);
+    if (at && out) {
+        for (int64_t i = 0; i < n; i++)
+            at[kp[i].round + 1]++;
+        for (int r = 0; r < rounds; r++)
+            at[r + 1] += at[r];
+        for (int64_t i = 0; i < n; i++)
+            out[at[kp[i].round]++] = kp[i];
+    } else {
+        free(out);
+        out = NULL;
+    }
+    free(at);
+    free(kp);
+    return out;
+}
+
+/* Sort keyed pieces by (round, peer, offset) as their order requires and pack them into
+ * groups. Takes kp. */
+static int build_groups(keyed_piece *kp, int64_t n, int order, mcio_groups *out)
 {
     memset(out, 0, sizeof *out);
-    for (int64_t i = 1; i < n && !sorted; i++)
+    if (order == ORDER_FILE && !(kp = by_round(kp, n)))
+        return MCIO_ERR_NOMEM;
+    for (int64_t i = 1; i < n && order == ORDER_NONE; i++)
         if (cmp_keyed(&kp[i - 1], &kp[i]) > 0) {
             qsort(kp, (size_t)n, sizeof *kp, cmp_keyed);
             break;
@@ -129,7 +163,7 @@ int mcio_schedule_rank(const mcio_fdplan *plan, const mcio_extent *ext, int64_t 
     if (!kp)
         return MCIO_ERR_NOMEM;
     int64_t k = 0;
-    int sorted = 1;
+    int sorted = 1, file_order = 1;
     round_at at = {.lo = 0, .hi = 0};
     for (int64_t i = 0; i < n; i++) {
         for (int64_t pos = ext[i].off, end = ext[i].off + ext[i].len; pos < end; k++) {
@@ -150,13 +184,19 @@ int mcio_schedule_rank(const mcio_fdplan *plan, const mcio_extent *ext, int64_t 
                 .round = at.r,
                 .peer = at.d,
                 .p = {.off = pos, .len = stop - pos, .mem = ext[i].mem + (pos - ext[i].off)}};
+            if (k > 0 && file_order && kp[k - 1].p.off >= pos) {
+                /* By offset, then length and memory: cmp_keyed's order of one (round, peer). */
+                keyed_piece same = kp[k - 1];
+                same.round = at.r, same.peer = at.d;
+                file_order = cmp_keyed(&same, &kp[k]) <= 0;
+            }
             if (k > 0 && sorted && (kp[k - 1].round != at.r || kp[k - 1].peer != at.d ||
                                     kp[k - 1].p.off >= pos))
                 sorted = cmp_keyed(&kp[k - 1], &kp[k]) <= 0;
             pos = stop;
         }
     }
-    return build_groups(kp, k, sorted, out);
+    return build_groups(kp, k, sorted ? ORDER_KEYED : file_order ? ORDER_FILE : ORDER_NONE, out);
 }
 
 int mcio_schedule_aggregator(const mcio_fdplan *plan, int d, int nprocs, const int64_t *nlist,
@@ -202,7 +242,7 @@ int mcio_schedule_aggregator(const mcio_fdplan *plan, int d, int nprocs, const i
                 pos = stop;
             }
     free(at);
-    return build_groups(kp, n, 0, out);
+    return build_groups(kp, n, ORDER_NONE, out);
 }
 
 void mcio_groups_free(mcio_groups *g)
