@@ -49,6 +49,14 @@
  * and measured apart: fitted into the per-call figure as it was, it priced the syncs of 8
  * independent writers at a fifth of what they took (docs/performance.md, seventh pass).
  *
+ * A message between two ranks of a node is one copy (Open MPI's and MPICH's single copy): its
+ * bytes are the node's CPU work once, on the aggregator's side. Without a pipeline the rounds
+ * go in step, so a node's writes to the file take their turns after the round's exchange. A
+ * collective buffer beyond the node's cache (cost->cache, cost->copy_cold: cold_buffers)
+ * costs its bytes another pass through memory; measured, gcrm's writes at 8 ranks on /tmp
+ * took 1.4x longer through one 16 MiB buffer than through 4 MiB rounds (docs/performance.md,
+ * ninth pass).
+ *
  * What the model does not see: caches warmed by a previous call, the I/O thread's contention
  * (mcio_io_thread stays the engine's own run-time choice), and servers shared between nodes.
  *
@@ -62,6 +70,8 @@
  *   node's CPU work what a node's cores must do for a call: packing, messages, copies, and the
  *                  page cache's copies of a local file system
  *   runner-up      the second fastest candidate that fits: what the choice beat, and by how much
+ *   cold           a share of a collective buffer's bytes evicted from the cache between the
+ *                  exchange and the file access (cold_buffers)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -424,6 +434,26 @@ static void cold_buffers(const mcio_cost_inputs *in, const mcio_fdplan *fd, int 
     }
 }
 
+/* The slowest node's bound (cores known): its ranks share its cores, so its CPU work (cpu: the
+ * exchange's; cpu_io: the file access's, where that is the page cache's copying) takes at
+ * least its share of each; its aggregators' writes to the file take turns. Without a pipeline
+ * they take them after the round's exchange, which every aggregator of the node waits for
+ * (the rounds go in step): the writes add to the exchange's share of the cores. */
+static double nodes_bound(const mcio_cost_table *t, int nnodes, int depth, const int *ranks,
+                          const double *cpu, const double *cpu_io, const double *turns)
+{
+    double worst = 0;
+    for (int j = 0; t->cores > 0 && j < nnodes; j++) {
+        double cores = cores_for(t, ranks[j]);
+        double tc = (cpu[j] + cpu_io[j]) / cores;
+        if (depth <= 1 && turns[j] > 0)
+            tc = cpu[j] / cores + turns[j];
+        worst = tc > worst ? tc : worst;
+        worst = turns[j] > worst ? turns[j] : worst;
+    }
+    return worst;
+}
+
 /*
  * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
  * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
@@ -503,18 +533,8 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
         cpu[j] += ex;
         cpu_io[j] += io_is_cpu(t) ? io : 0;
     }
-    /* A node's ranks share its cores: its CPU work takes at least its share of each; its
-     * aggregators' writes to the file take turns. Without a pipeline they take them after
-     * the round's exchange, which every aggregator of the node waits for (the rounds go in
-     * step): the writes add to the exchange's share of the cores. */
-    for (int j = 0; t->cores > 0 && j < topo->nnodes; j++) {
-        double cores = cores_for(t, ranks[j]);
-        double tc = (cpu[j] + cpu_io[j]) / cores;
-        if (depth <= 1 && turns[j] > 0)
-            tc = cpu[j] / cores + turns[j];
-        worst = tc > worst ? tc : worst;
-        worst = turns[j] > worst ? turns[j] : worst;
-    }
+    double nodes = nodes_bound(t, topo->nnodes, depth, ranks, cpu, cpu_io, turns);
+    worst = nodes > worst ? nodes : worst;
 done:
     mcio_reqmap_free(&map);
     free(bytes);
