@@ -529,25 +529,57 @@ static int check_image(const layout *l, const unsigned char *got, const unsigned
     return 0;
 }
 
+/* Up to len bytes of fd at off into buf, fewer at the end of the file; -1 on an error. */
+static int64_t pread_full(int fd, unsigned char *buf, int64_t len, int64_t off)
+{
+    int64_t done = 0;
+    for (ssize_t got = 1; done < len && got > 0; done += got)
+        if ((got = pread(fd, buf + done, (size_t)(len - done), off + done)) < 0)
+            return -1;
+    return done;
+}
+
 /* This rank's extents as the file holds them, read with POSIX pread: the engine cannot vouch
- * for its own writes. Bytes past the end of the file keep what buf held. */
+ * for its own writes. Bytes past the end of the file keep what buf held. Extents close to each
+ * other in the file (FLASH-IO's guarded rows, adjacent in the file and not in memory) are read
+ * together, a stretch of at most VERIFY_SPAN bytes at a time, and copied out: one pread per row
+ * cost each repetition on the GlusterFS testbed 1.7 s for FLASH-IO alone (a FUSE round trip
+ * each). */
 static int pread_extents(const char *path, const layout *l, unsigned char *buf, int rank)
 {
+    enum { VERIFY_SPAN = 4 << 20, VERIFY_GAP = 4096 };
     int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        fprintf(stderr, "mcio-bench: rank %d: open %s: %s\n", rank, path, strerror(errno));
+    unsigned char *span = malloc(VERIFY_SPAN);
+    if (fd < 0 || !span) {
+        fprintf(stderr, "mcio-bench: rank %d: open %s: %s\n", rank, path,
+                fd < 0 ? strerror(errno) : "out of memory");
+        free(span);
+        if (fd >= 0)
+            close(fd);
         return 0;
     }
     int ok = 1;
-    for (int64_t i = 0; ok && i < l->n; buf += l->len[i++]) {
-        ssize_t got = 1; /* 0 at the end of a short file: the comparison names what is missing */
-        for (int64_t done = 0; done < l->len[i] && got > 0; done += got)
-            got = pread(fd, buf + done, (size_t)(l->len[i] - done), l->off[i] + done);
-        if (got < 0) {
+    for (int64_t i = 0, j; ok && i < l->n; i = j) {
+        /* Extents i..j-1: within VERIFY_SPAN of extent i's start, gaps of VERIFY_GAP at most. */
+        int64_t start = l->off[i], end = l->off[i] + l->len[i];
+        for (j = i + 1; j < l->n && l->off[j] - end <= VERIFY_GAP &&
+                        l->off[j] + l->len[j] - start <= VERIFY_SPAN;
+             j++)
+            end = l->off[j] + l->len[j];
+        int alone = j == i + 1; /* read in place: it may be larger than the span */
+        int64_t have = alone ? pread_full(fd, buf, l->len[i], start)
+                             : pread_full(fd, span, end - start, start);
+        if (have < 0) {
             fprintf(stderr, "mcio-bench: rank %d: pread %s: %s\n", rank, path, strerror(errno));
             ok = 0;
         }
+        for (int64_t k = i; k < j; buf += l->len[k++]) {
+            int64_t at = l->off[k] - start, n = have - at < l->len[k] ? have - at : l->len[k];
+            if (!alone && ok && n > 0)
+                memcpy(buf, span + at, (size_t)n);
+        }
     }
+    free(span);
     close(fd);
     return ok;
 }
