@@ -51,8 +51,10 @@ static const char usage[] =
     "  --op OP            write or read: the operation the cost model chooses for (default write)\n"
     "  --cores N          online cores per node, as the engine reads them at open: the node's\n"
     "                     ranks share them (default: unknown, each rank its core)\n"
-    "  --cache N          bytes of a node's outermost cache level, as the engine reads it at\n"
-    "                     open (k, m, g suffixes; default: unknown, no collective buffer cold)\n"
+    "  --cache N          bytes of one instance of a node's outermost cache level, as the\n"
+    "                     engine reads it at open (k, m, g suffixes; default: unknown, no\n"
+    "                     collective buffer cold)\n"
+    "  --caches K         its instances per node (default 1): a socket's, a core complex's\n"
     "  --no-choice        skip the cost model's choice (at 100,000 ranks with --node-memory it\n"
     "                     plans the memory strategy once per candidate: minutes)\n"
     "  --max-print N      rows printed per table (default 40; --json prints everything)\n"
@@ -70,6 +72,7 @@ typedef struct opts {
     int read;          /* --op read */
     int cores;         /* --cores */
     int64_t cache;     /* --cache */
+    int caches;        /* --caches */
 } opts;
 
 static int bad(const char *fmt, const char *a, const char *b)
@@ -143,6 +146,8 @@ static int parse(int argc, char **argv, opts *o)
             o->random_max = x;
         } else if (!strcmp(a, "--cache")) {
             o->cache = x;
+        } else if (!strcmp(a, "--caches") && x >= 1 && x <= (1 << 20)) {
+            o->caches = (int)x;
         } else if (!strcmp(a, "--seed")) {
             o->seed = x;
         } else if (!strcmp(a, "--ranks") && x >= 1 && x <= (1 << 28)) {
@@ -345,6 +350,7 @@ static int job_choose(job *j)
     }
     j->cost.cores = j->o.cores;
     j->cost.cache = j->o.cache;
+    j->cost.caches = j->o.caches;
     j->cost.remote = j->o.fs.remote;
     const pattern *p = patterns_find(j->o.pattern);
     if (j->n <= MAX_COUNTED && p && (j->ext = calloc((size_t)j->n, sizeof(int64_t)))) {

@@ -208,13 +208,16 @@ static double median_of(double *v, int n)
 }
 
 /* A copy's cost per byte beyond the cache (the cost model's copy_cold): the best of three
- * memmoves of the host's cache size (mcio_machine_cache_bytes), twice that in memory, at most
+ * memmoves of the size of the host's outermost cache (one instance: mcio_machine_caches),
+ * twice that in memory, at most
  * COLD_MOST; 0 when the cache is unknown or the memory cannot be had. Measured on this host
  * (32 MiB of L3): 1.5e-11 s a byte up to 8 MiB, 3.0e-11 at 16 MiB, 5.0e-11 from 32 MiB on. */
 static double copy_cold_here(void)
 {
     enum { COLD_MOST = 64 << 20 };
-    int64_t n = mcio_machine_cache_bytes();
+    int64_t n;
+    int count;
+    mcio_machine_caches(&n, &count);
     n = n < COLD_MOST ? n : COLD_MOST;
     char *b = n > 0 ? malloc(2 * (size_t)n) : NULL;
     if (!b)
@@ -451,10 +454,11 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
          * pins that too, and then the cores and the cache stay unknown. */
         got.t.cores = 0;
         got.t.cache = 0;
+        got.t.caches = 0;
         if (got.t.overlap < 0 || got.source != MCIO_COST_PINNED) {
             got.t.overlap = overlap_here(fh);
             got.t.cores = cores_here();
-            got.t.cache = mcio_machine_cache_bytes();
+            mcio_machine_caches(&got.t.cache, &got.t.caches);
         }
     }
     PMPI_Bcast(&got, (int)sizeof got, MPI_BYTE, 0, fh->comm);
@@ -470,6 +474,7 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
             t.overlap = got.t.overlap;
             t.cores = got.t.cores;
             t.cache = got.t.cache;
+            t.caches = got.t.caches;
             got.source = MCIO_COST_PROBED;
             got.date = (int64_t)time(NULL);
             if (fh->rank == 0)

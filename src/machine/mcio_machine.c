@@ -66,46 +66,48 @@ static void detect_socket(MPI_Comm node, int *socket, int *nsockets)
 #endif
 
 #ifdef MCIO_SIMULATE
-int64_t mcio_machine_cache_bytes(void)
+void mcio_machine_caches(int64_t *bytes, int *count)
 {
-    return 0; /* the simulated hosts say nothing of caches */
+    *bytes = 0; /* the simulated hosts say nothing of caches */
+    *count = 0;
 }
 #else
 static int64_t cache_bytes;
+static int cache_count;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 
 /* Once per process: loading hwloc's view of the caches takes 2.5-4.5 ms here, which every
  * open would otherwise pay on rank 0 while the others wait. */
-static void read_cache_bytes(void)
+static void read_caches(void)
 {
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo))
         return;
     hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
-    int64_t bytes = 0;
     if (hwloc_topology_load(topo) == 0) {
-        /* The outermost level of unified or data caches the host has: all its caches. */
+        /* The outermost level of unified or data caches the host has. */
         static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE,
                                                   HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
                                                   HWLOC_OBJ_L1CACHE};
-        for (size_t l = 0; l < sizeof levels / sizeof levels[0] && bytes == 0; l++) {
+        for (size_t l = 0; l < sizeof levels / sizeof levels[0] && cache_count == 0; l++) {
             int n = hwloc_get_nbobjs_by_type(topo, levels[l]);
             for (int i = 0; i < n; i++) {
                 hwloc_obj_t c = hwloc_get_obj_by_type(topo, levels[l], (unsigned)i);
-                if (c && c->attr)
-                    bytes += (int64_t)c->attr->cache.size;
+                int64_t size = c && c->attr ? (int64_t)c->attr->cache.size : 0;
+                cache_bytes = size > cache_bytes ? size : cache_bytes;
+                cache_count += size > 0;
             }
         }
     }
     hwloc_topology_destroy(topo);
-    cache_bytes = bytes;
 }
 
-int64_t mcio_machine_cache_bytes(void)
+void mcio_machine_caches(int64_t *bytes, int *count)
 {
-    pthread_once(&cache_once, read_cache_bytes);
-    return cache_bytes;
+    pthread_once(&cache_once, read_caches);
+    *bytes = cache_bytes;
+    *count = cache_count;
 }
 #endif
 

@@ -95,10 +95,11 @@ void mcio_machine_memory_combine(MPI_Comm comm, mcio_machine *m, const int64_t *
 void mcio_machine_memory_nodes(mcio_machine *m, const int64_t *all, int stride, int *which);
 void mcio_machine_memory_where(MPI_Comm comm, mcio_machine *m, const char *path, const int *which);
 
-/* Local: the bytes of this host's outermost cache level, all its instances together (hwloc:
- * the L3s of every socket on most hosts); 0 when unknown (and in simulation). The cost model's
- * cache: a collective buffer beyond it costs another pass through memory (costmodel.c). */
-int64_t mcio_machine_cache_bytes(void);
+/* Local: this host's outermost cache level (hwloc: the L3 on most hosts), the bytes of its
+ * largest instance and the number of instances (a socket's, or a core complex's); 0 and 0 when
+ * unknown (and in simulation). The cost model's cache: a collective buffer beyond it costs
+ * another pass through memory (costmodel.c). Read once per process. */
+void mcio_machine_caches(int64_t *bytes, int *count);
 
 /* Collective over comm. Returns a status, the same on every rank, with detail on error. */
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN]);

@@ -478,6 +478,23 @@ TEST(CostModel, ABufferBeyondTheCacheCostsAnotherPassThroughMemory)
     j.cost.cache = 0;
     ASSERT_EQ(mcio_cost_predict(&j.in, &d2u), MCIO_SUCCESS);
     EXPECT_NEAR(d2.seconds, d2u.seconds, 1e-12);
+    /* A node of two cache instances of 16 MiB (two sockets): two aggregators of 8 MiB have one
+     * each (2 x 16 / 32 - 1/2: half cold), one aggregator of 16 MiB only its own (all cold). */
+    j.cost.cache = 16 * MiB;
+    auto cold_cost = [&](int aggs, int caches) {
+        j.cost.caches = caches;
+        mcio_cost_config c = romio(aggs, 1), u = c;
+        EXPECT_EQ(mcio_cost_predict(&j.in, &c), MCIO_SUCCESS);
+        int64_t cache = j.cost.cache;
+        j.cost.cache = 0;
+        EXPECT_EQ(mcio_cost_predict(&j.in, &u), MCIO_SUCCESS);
+        j.cost.cache = cache;
+        return c.seconds - u.seconds;
+    };
+    const double pass = 2 * 16 * MiB * (5e-10 - 1e-10);
+    EXPECT_NEAR(cold_cost(2, 1), pass / 2, 1e-9); /* each aggregator half its 8 MiB, all cold */
+    EXPECT_NEAR(cold_cost(2, 2), pass / 4, 1e-9);
+    EXPECT_NEAR(cold_cost(1, 2), pass, 1e-9);
 }
 
 /* The plan mcio_cost_decide_plan hands the engine is the chosen configuration's, as

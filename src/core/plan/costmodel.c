@@ -407,12 +407,24 @@ static int domains_io(const mcio_cost_inputs *in, const mcio_fdplan *fd, const d
  * its cache: filled by the exchange and drained to the file (or the other way on reads), they
  * are evicted in between. cold[node]: the share of its aggregators' bytes that pays it, from
  * the bytes its buffers hold at once (B: each aggregator's round, or its sub-buffers in
- * flight). The buffer and the bytes streaming into or out of it take twice B of the cache;
+ * flight) and the cache they have: one instance of the outermost level per aggregator, as
+ * many as the node has (an aggregator's buffer lives in the cache of the socket or core
+ * complex it runs on). The buffer and the bytes streaming into or out of it take twice B;
  * a memmove of n bytes (2n in the cache) ran at the cache's speed up to 2n = cache / 2, half
  * way to memory's at 2n = cache and at memory's from 2n = 2 x cache on this host (32 MiB of
  * L3; mcio_calibrate.c's copy_cold): cold = 2B / cache - 1/2, within [0, 1]. Measured, 8
  * ranks, gcrm writes on /tmp: one aggregator with a 16 MiB buffer took 3.1-3.3 ms, with 4
  * MiB or 2 MiB 2.2-2.3 ms (docs/performance.md, ninth pass). Nothing without a cache size. */
+/* The cache instances node j's aggregators (with data) have between them: one each, at most the
+ * node's. */
+static int cache_share(const mcio_cost_inputs *in, const mcio_fdplan *fd, int j)
+{
+    int aggs = 0, most = in->cost->caches > 1 ? in->cost->caches : 1;
+    for (int d = 0; d < fd->ndomains && aggs < most; d++)
+        aggs += fd->rounds[d] > 0 && in->topo->node_of_rank[fd->agg_rank[d]] == j;
+    return aggs > 1 ? aggs : 1;
+}
+
 static void cold_buffers(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
                          double *cold)
 {
@@ -429,7 +441,7 @@ static void cold_buffers(const mcio_cost_inputs *in, const mcio_fdplan *fd, int 
         cold[in->topo->node_of_rank[fd->agg_rank[d]]] += (double)inflight * (double)round;
     }
     for (int j = 0; j < in->topo->nnodes; j++) {
-        double c = 2.0 * cold[j] / (double)t->cache - 0.5;
+        double c = 2.0 * cold[j] / ((double)t->cache * (double)cache_share(in, fd, j)) - 0.5;
         cold[j] = c < 0 ? 0 : c > 1 ? 1 : c;
     }
 }

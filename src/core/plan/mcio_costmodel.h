@@ -47,8 +47,10 @@ typedef struct mcio_cost_table {
                           a file system that is not remote: the page cache's copies) is work
                           of the node's CPU, and a pipeline hides the smaller phase as far as a
                           core is left beside the node's aggregators */
-    int64_t cache;     /* bytes of a node's outermost cache level (the job's host, set at open,
-                          not cached: mcio_machine_cache_bytes); 0: unknown, no buffer is cold */
+    int64_t cache;     /* bytes of one instance of a node's outermost cache level (the job's
+                          host, set at open, not cached: mcio_machine_caches); 0: unknown, and
+                          no collective buffer is cold */
+    int caches;        /* its instances on a node (a socket's, a core complex's; 0: one) */
     int remote;        /* file access waits on the network (mcio_fsinfo.remote): not the
                           node's CPU work. Set at open, not cached */
     int calibrated;    /* 1: measured on this file system; 0: the defaults of its kind */
