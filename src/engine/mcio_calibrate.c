@@ -208,18 +208,20 @@ static double median_of(double *v, int n)
 }
 
 /* A copy's cost per byte beyond the cache (the cost model's copy_cold): the best of three
- * memmoves of the size of the host's outermost cache (one instance: mcio_machine_caches),
- * twice that in memory, at most
- * COLD_MOST; 0 when the cache is unknown or the memory cannot be had. Measured on this host
- * (32 MiB of L3): 1.5e-11 s a byte up to 8 MiB, 3.0e-11 at 16 MiB, 5.0e-11 from 32 MiB on. */
-static double copy_cold_here(void)
+ * memmoves of the size of the host's outermost cache (one instance: mcio_machine_caches, at
+ * most COLD_MOST), twice that in memory; 0 when the cache is unknown, or when the copy would
+ * take more than an eighth of the node's memory budget (room: a memory cgroup's limit, say;
+ * the probe must not be what the kernel's OOM killer finds), or the memory cannot be had.
+ * Measured on this host (32 MiB of L3): 1.5e-11 s a byte up to 8 MiB, 3.0e-11 at 16 MiB, 5.0e-11
+ * from 32 MiB on. */
+static double copy_cold_here(int64_t room)
 {
     enum { COLD_MOST = 64 << 20 };
     int64_t n;
     int count;
     mcio_machine_caches(&n, &count);
     n = n < COLD_MOST ? n : COLD_MOST;
-    char *b = n > 0 ? malloc(2 * (size_t)n) : NULL;
+    char *b = n > 0 && 2 * n <= room / 8 ? malloc(2 * (size_t)n) : NULL;
     if (!b)
         return 0;
     memset(b, 0x5a, 2 * (size_t)n); /* touched: the copy, not the page faults */
@@ -278,7 +280,8 @@ static void probe_net(mcio_file fh, char *buf, mcio_cost_table *t)
     /* A copy: the packing of pieces into a collective buffer; and rank 0's beyond the cache. */
     double c0 = PMPI_Wtime();
     copy_fn(buf + BIG_EACH, buf, BIG_EACH);
-    double cb[2] = {(PMPI_Wtime() - c0) / BIG_EACH, fh->rank == 0 ? copy_cold_here() : 0};
+    int64_t room = fh->node_budget[fh->machine.node_of_rank[0]];
+    double cb[2] = {(PMPI_Wtime() - c0) / BIG_EACH, fh->rank == 0 ? copy_cold_here(room) : 0};
     PMPI_Allreduce(MPI_IN_PLACE, cb, 1, MPI_DOUBLE, MPI_MIN, fh->comm); /* the undisturbed rank */
     PMPI_Bcast(cb + 1, 1, MPI_DOUBLE, 0, fh->comm);
     t->copy_byte = cb[0] > 1e-13 ? cb[0] : 1e-13;

@@ -414,19 +414,10 @@ static int domains_io(const mcio_cost_inputs *in, const mcio_fdplan *fd, const d
  * way to memory's at 2n = cache and at memory's from 2n = 2 x cache on this host (32 MiB of
  * L3; mcio_calibrate.c's copy_cold): cold = 2B / cache - 1/2, within [0, 1]. Measured, 8
  * ranks, gcrm writes on /tmp: one aggregator with a 16 MiB buffer took 3.1-3.3 ms, with 4
- * MiB or 2 MiB 2.2-2.3 ms (docs/performance.md, ninth pass). Nothing without a cache size. */
-/* The cache instances node j's aggregators (with data) have between them: one each, at most the
- * node's. */
-static int cache_share(const mcio_cost_inputs *in, const mcio_fdplan *fd, int j)
-{
-    int aggs = 0, most = in->cost->caches > 1 ? in->cost->caches : 1;
-    for (int d = 0; d < fd->ndomains && aggs < most; d++)
-        aggs += fd->rounds[d] > 0 && in->topo->node_of_rank[fd->agg_rank[d]] == j;
-    return aggs > 1 ? aggs : 1;
-}
-
+ * MiB or 2 MiB 2.2-2.3 ms (docs/performance.md, ninth pass). Nothing without a cache size.
+ * aggs[node]: its aggregators with data. */
 static void cold_buffers(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
-                         double *cold)
+                         const int *aggs, double *cold)
 {
     const mcio_cost_table *t = in->cost;
     if (t->cache <= 0 || t->copy_cold <= t->copy_byte)
@@ -441,7 +432,8 @@ static void cold_buffers(const mcio_cost_inputs *in, const mcio_fdplan *fd, int 
         cold[in->topo->node_of_rank[fd->agg_rank[d]]] += (double)inflight * (double)round;
     }
     for (int j = 0; j < in->topo->nnodes; j++) {
-        double c = 2.0 * cold[j] / ((double)t->cache * (double)cache_share(in, fd, j)) - 0.5;
+        int share = aggs[j] < t->caches ? aggs[j] : t->caches; /* instances they have */
+        double c = 2.0 * cold[j] / ((double)t->cache * (share > 1 ? share : 1)) - 0.5;
         cold[j] = c < 0 ? 0 : c > 1 ? 1 : c;
     }
 }
@@ -522,7 +514,7 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
         st = MCIO_ERR_NOMEM;
         goto done;
     }
-    cold_buffers(in, fd, depth, cold);
+    cold_buffers(in, fd, depth, aggs, cold);
     for (int d = 0; d < nd; d++) {
         if (fd->rounds[d] <= 0)
             continue;
