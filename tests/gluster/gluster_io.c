@@ -192,10 +192,28 @@ static int verify_regions(const char *path, int nreg, unsigned gen)
         int64_t size = fd >= 0 && fstat(fd, &sb) == 0 ? (int64_t)sb.st_size : -1, bad = 0;
         while (bad < done && got[bad] == want[bad])
             bad++;
+        /* What the wrong bytes are: how far they run, how many are zeros (a hole), and whether
+         * they are this data of another offset (a misplaced piece). */
+        int64_t end = bad, zeros = 0;
+        while (end < done && got[end] != want[end])
+            zeros += got[end++] == 0;
+        static const int64_t shifts[] = {4194304, 8388608, 1048576, 262144, 131072, 65536};
+        char shift[32] = "none found";
+        for (size_t u = 0; bad < done && u < 2 * sizeof shifts / sizeof shifts[0]; u++) {
+            int64_t s = (u % 2 ? -1 : 1) * shifts[u / 2], k = 0, m = 0;
+            for (; k < 64 && bad + k < done && lo + bad + s + k >= 0; k++)
+                m += got[bad + k] == mt_data(lo + bad + s + k, gen);
+            if (k > 0 && m == k) {
+                snprintf(shift, sizeof shift, "%+" PRId64, s);
+                break;
+            }
+        }
         fprintf(stderr, "gluster_io rank %d: verify %s [%" PRId64 ", %" PRId64 "): read %" PRId64
-                        " bytes (%s), file size %" PRId64 "; %s at %" PRId64 "\n",
+                        " bytes (%s), file size %" PRId64 "; %s at %" PRId64 ": %" PRId64
+                        " wrong bytes in a row, %" PRId64 " of them zeros; as this data at a shift: %s\n",
                 mt.rank, path, lo, hi, done, err ? strerror(err) : "no error", size,
-                bad < done ? "first wrong byte" : "all read bytes right, up", lo + bad);
+                bad < done ? "first wrong byte" : "all read bytes right, up", lo + bad, end - bad,
+                zeros, shift);
     }
     if (fd >= 0)
         close(fd);
