@@ -35,79 +35,79 @@ static void detect_socket(MPI_Comm node, int *socket, int *nsockets)
     *nsockets = mcio_sim_node_sockets();
     *socket = (int)((long)local * *nsockets / local_size);
 }
-#else
-/* The socket (hwloc package) this process last ran on, and how many the host has. */
-static void detect_socket(MPI_Comm node, int *socket, int *nsockets)
-{
-    (void)node;
-    hwloc_topology_t topo;
-    *socket = 0;
-    *nsockets = 1;
-    if (hwloc_topology_init(&topo))
-        return;
-    /* Packages and cores are all we need: skip caches, I/O devices and the rest. */
-    hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_PACKAGE, HWLOC_TYPE_FILTER_KEEP_ALL);
-    if (hwloc_topology_load(topo) == 0) {
-        int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
-        hwloc_bitmap_t set = hwloc_bitmap_alloc();
-        if (n > 0)
-            *nsockets = n;
-        if (set && hwloc_get_last_cpu_location(topo, set, HWLOC_CPUBIND_THREAD) == 0) {
-            hwloc_obj_t pkg =
-                hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, NULL);
-            if (pkg)
-                *socket = (int)pkg->logical_index;
-        }
-        hwloc_bitmap_free(set);
-    }
-    hwloc_topology_destroy(topo);
-}
-#endif
 
-#ifdef MCIO_SIMULATE
 void mcio_machine_caches(int64_t *bytes, int *count)
 {
     *bytes = 0; /* the simulated hosts say nothing of caches */
     *count = 0;
 }
 #else
-static int64_t cache_bytes;
-static int cache_count;
-static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+/* hwloc's view of this host, packages and caches (the rest filtered out), loaded once per
+ * process and only read after: a load takes 2.5-5.7 ms here, which every rank paid at every
+ * open for its socket, and rank 0 again for the caches. NULL when it cannot be had. */
+static hwloc_topology_t host_topo;
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 
-/* Once per process: loading hwloc's view of the caches takes 2.5-4.5 ms here, which every
- * open would otherwise pay on rank 0 while the others wait. */
-static void read_caches(void)
+static void load_host(void)
 {
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo))
         return;
     hwloc_topology_set_all_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_type_filter(topo, HWLOC_OBJ_PACKAGE, HWLOC_TYPE_FILTER_KEEP_ALL);
     hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_ALL);
-    if (hwloc_topology_load(topo) == 0) {
-        /* The outermost level of unified or data caches the host has. */
-        static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE,
-                                                  HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
-                                                  HWLOC_OBJ_L1CACHE};
-        for (size_t l = 0; l < sizeof levels / sizeof levels[0] && cache_count == 0; l++) {
-            int n = hwloc_get_nbobjs_by_type(topo, levels[l]);
-            for (int i = 0; i < n; i++) {
-                hwloc_obj_t c = hwloc_get_obj_by_type(topo, levels[l], (unsigned)i);
-                int64_t size = c && c->attr ? (int64_t)c->attr->cache.size : 0;
-                cache_bytes = size > cache_bytes ? size : cache_bytes;
-                cache_count += size > 0;
-            }
-        }
+    if (hwloc_topology_load(topo) == 0)
+        host_topo = topo;
+    else
+        hwloc_topology_destroy(topo);
+}
+
+static hwloc_topology_t host_topology(void)
+{
+    pthread_once(&host_once, load_host);
+    return host_topo;
+}
+
+/* The socket (hwloc package) this process last ran on, and how many the host has. */
+static void detect_socket(MPI_Comm node, int *socket, int *nsockets)
+{
+    (void)node;
+    hwloc_topology_t topo = host_topology();
+    *socket = 0;
+    *nsockets = 1;
+    if (!topo)
+        return;
+    int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (n > 0)
+        *nsockets = n;
+    if (set && hwloc_get_last_cpu_location(topo, set, HWLOC_CPUBIND_THREAD) == 0) {
+        hwloc_obj_t pkg =
+            hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, NULL);
+        if (pkg)
+            *socket = (int)pkg->logical_index;
     }
-    hwloc_topology_destroy(topo);
+    hwloc_bitmap_free(set);
 }
 
 void mcio_machine_caches(int64_t *bytes, int *count)
 {
-    pthread_once(&cache_once, read_caches);
-    *bytes = cache_bytes;
-    *count = cache_count;
+    /* The outermost level of unified or data caches the host has. */
+    static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE,
+                                              HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
+                                              HWLOC_OBJ_L1CACHE};
+    hwloc_topology_t topo = host_topology();
+    *bytes = 0;
+    *count = 0;
+    for (size_t l = 0; topo && l < sizeof levels / sizeof levels[0] && *count == 0; l++) {
+        int n = hwloc_get_nbobjs_by_type(topo, levels[l]);
+        for (int i = 0; i < n; i++) {
+            hwloc_obj_t c = hwloc_get_obj_by_type(topo, levels[l], (unsigned)i);
+            int64_t size = c && c->attr ? (int64_t)c->attr->cache.size : 0;
+            *bytes = size > *bytes ? size : *bytes;
+            *count += size > 0;
+        }
+    }
 }
 #endif
 
