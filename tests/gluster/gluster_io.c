@@ -169,6 +169,24 @@ static int any_failed(void)
     return any;
 }
 
+/* Whether the first bytes of got (32 of its n at most) are generation gen's data of file
+ * offset off + s for a shift s = -unit[u] or +unit[u] (a misplaced piece): the first such s,
+ * in out, or "none found". */
+static void find_shift(const uint8_t *got, int64_t n, int64_t off, unsigned gen,
+                       const int64_t *unit, size_t nunit, char *out, size_t outlen)
+{
+    snprintf(out, outlen, "none found");
+    for (size_t u = 0; u < 2 * nunit; u++) {
+        int64_t s = (u % 2 ? 1 : -1) * unit[u / 2], m = 0, k = 0;
+        for (; k < 32 && k < n && off + s + k >= 0; k++)
+            m += got[k] == mt_data(off + s + k, gen);
+        if (k > 0 && m == k) {
+            snprintf(out, outlen, "%+" PRId64, s);
+            return;
+        }
+    }
+}
+
 /* pread of [lo, hi) of the file (each rank a slice) against regions [0, nreg) of gen. */
 static int verify_regions(const char *path, int nreg, unsigned gen)
 {
@@ -198,16 +216,9 @@ static int verify_regions(const char *path, int nreg, unsigned gen)
         while (end < done && got[end] != want[end])
             zeros += got[end++] == 0;
         static const int64_t shifts[] = {4194304, 8388608, 1048576, 262144, 131072, 65536};
-        char shift[32] = "none found";
-        for (size_t u = 0; bad < done && u < 2 * sizeof shifts / sizeof shifts[0]; u++) {
-            int64_t s = (u % 2 ? -1 : 1) * shifts[u / 2], k = 0, m = 0;
-            for (; k < 64 && bad + k < done && lo + bad + s + k >= 0; k++)
-                m += got[bad + k] == mt_data(lo + bad + s + k, gen);
-            if (k > 0 && m == k) {
-                snprintf(shift, sizeof shift, "%+" PRId64, s);
-                break;
-            }
-        }
+        char shift[32];
+        find_shift(got + bad, done - bad, lo + bad, gen, shifts, sizeof shifts / sizeof shifts[0],
+                   shift, sizeof shift);
         fprintf(stderr, "gluster_io rank %d: verify %s [%" PRId64 ", %" PRId64 "): read %" PRId64
                         " bytes (%s), file size %" PRId64 "; %s at %" PRId64 ": %" PRId64
                         " wrong bytes in a row, %" PRId64 " of them zeros; as this data at a shift: %s\n",
@@ -620,17 +631,8 @@ static void diagnose_cross(const char *path, const mt_extents *e, const uint8_t 
         as_want += now[k] == want[at + k], as_got += now[k] == got[at + k];
     static const int64_t unit[] = {300000, 6000000, 65536 + 4093, 4194304, 65536, 131072, 262144,
                                    524288, 1048576, 2097152};
-    char shift[64] = "none found";
-    for (size_t u = 0; u < sizeof unit / sizeof unit[0] && !strcmp(shift, "none found"); u++)
-        for (int sign = -1; sign <= 1; sign += 2) {
-            int64_t s = sign * unit[u], m = 0, k = 0;
-            for (; k < 32 && k < len && off + s + k >= 0; k++)
-                m += got[at + k] == mt_data(off + s + k, 5);
-            if (k > 0 && m == k) {
-                snprintf(shift, sizeof shift, "%+" PRId64, s);
-                break;
-            }
-        }
+    char shift[64];
+    find_shift(got + at, len, off, 5, unit, sizeof unit / sizeof unit[0], shift, sizeof shift);
     fprintf(stderr, "gluster_io rank %d: first wrong run at file offset %" PRId64 ", %" PRId64
                     " bytes (within one extent); a pread of it now: %s, %" PRId64 " of its bytes as"
                     " expected, %" PRId64 " as mcio read them; as generation 5's data at a shift:"
