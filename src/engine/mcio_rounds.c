@@ -104,16 +104,35 @@ static int64_t run_end(const mcio_piece *pc, int64_t n, int64_t i)
     return j;
 }
 
+/* Pieces [i, j) of one length at one stride: an hvector of them (not committed). */
+static int run_type(const mcio_piece *pc, int64_t i, int64_t j, MPI_Datatype *type)
+{
+    MPI_Aint stride = j - i > 1 ? (MPI_Aint)(pc[i + 1].mem - pc[i].mem) : 0;
+    return PMPI_Type_create_hvector((int)(j - i), (int)pc[i].len, stride, MPI_BYTE, type);
+}
+
+/* Does the run [i, j) have the shape (count, length, stride) of the run [a, b)? */
+static int same_shape(const mcio_piece *pc, int64_t i, int64_t j, int64_t a, int64_t b)
+{
+    return j - i == b - a && pc[i].len == pc[a].len &&
+           (j - i == 1 || pc[i + 1].mem - pc[i].mem == pc[a + 1].mem - pc[a].mem);
+}
+
 /*
  * The datatype of n pieces at base + pc[i].mem, not committed; *step names the MPI call that
- * made it (or failed). Under Open MPI, where they form runs of one shape (count, length,
- * stride: a 3-D block's rows plane by plane, coll_perf's at the aggregator, FLASH-IO's guarded
- * rows at the rank), an hvector of one run repeated at each run's start (hindexed_block):
- * O(runs) for MPI to build and walk, against O(pieces) for an hindexed type of every piece,
- * which cost coll_perf's aggregator at 8 ranks a tenth of its CPU in MPI_Type_create_hindexed
- * alone (25,600 rows), and FLASH-IO at 8 ranks writes 1.1-1.3 times faster. Otherwise, and
- * under MPICH, that hindexed type: MPICH moved FLASH-IO's rows 1.25-1.3 times slower through
- * the nested type, at 2 ranks (docs/performance.md, eighth pass).
+ * made it (or failed). Under Open MPI, where most pieces form runs of one shape (count,
+ * length, stride: a 3-D block's rows plane by plane, coll_perf's at the aggregator, FLASH-IO's
+ * guarded rows at the rank): each stretch of such runs is an hvector of one run repeated at
+ * each run's start (hindexed_block), and a run of another shape its own hvector, the stretches
+ * and the others in file order in one struct. A round or sub-buffer boundary cuts a plane (and
+ * a row) in two, so a message's first and last runs are usually of another shape: coll_perf at
+ * 8 ranks with 2 MiB sub-buffers sent all of its messages (about 800 rows each) as one
+ * hindexed block per row before. O(runs) for MPI to build and walk, against O(pieces) for an
+ * hindexed type of every piece, which cost coll_perf's aggregator at 8 ranks a tenth of its CPU
+ * in MPI_Type_create_hindexed alone (25,600 rows), and FLASH-IO at 8 ranks writes 1.1-1.3
+ * times faster. Otherwise (runs of fewer than 4 pieces on average: random pieces), and under
+ * MPICH, that hindexed type: MPICH moved FLASH-IO's rows 1.25-1.3 times slower through the
+ * nested type, at 2 ranks (docs/performance.md, eighth pass).
  */
 #ifdef OPEN_MPI
 #define MCIO_TYPE_RUNS 1
@@ -123,16 +142,33 @@ static int64_t run_end(const mcio_piece *pc, int64_t n, int64_t i)
 static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base, MPI_Datatype *type,
                        const char **step)
 {
-    int64_t runs = 0, first = MCIO_TYPE_RUNS ? run_end(pc, n, 0) : 1; /* MPICH: not scanned */
-    int uniform = first > 1;
-    for (int64_t i = 0; i < n && uniform; runs++) {
+    /* The main shape: the longest run, [a, b). segs: the struct's entries. */
+    int64_t a = 0, b = 1, runs = 0, segs = 0;
+    for (int64_t i = 0; MCIO_TYPE_RUNS && i < n; runs++) {
         int64_t j = run_end(pc, n, i);
-        uniform = j - i == first && pc[i].len == pc[0].len &&
-                  pc[i + 1].mem - pc[i].mem == pc[1].mem - pc[0].mem;
-        p->displs[runs] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
+        if (j - i > b - a)
+            a = i, b = j;
         i = j;
     }
-    if (!uniform) {
+    for (int64_t i = 0, main_before = 0; b - a > 1 && i < n;) {
+        int64_t j = run_end(pc, n, i);
+        int is_main = same_shape(pc, i, j, a, b);
+        segs += !(is_main && main_before);
+        main_before = is_main;
+        i = j;
+    }
+    MPI_Aint *seg_displs = NULL;
+    MPI_Datatype *seg_types = NULL;
+    int *ones = NULL;
+    if (b - a > 1 && segs * 4 <= n && segs > 1) {
+        seg_displs = malloc((size_t)segs * sizeof(*seg_displs));
+        seg_types = malloc((size_t)segs * sizeof(*seg_types));
+        ones = malloc((size_t)segs * sizeof(*ones));
+    }
+    if (b - a == 1 || segs * 4 > n || (segs > 1 && (!seg_displs || !seg_types || !ones))) {
+        free(seg_displs);
+        free(seg_types);
+        free(ones);
         for (int64_t i = 0; i < n; i++) {
             p->blocklens[i] = (int)pc[i].len;
             p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
@@ -140,15 +176,50 @@ static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base,
         *step = "MPI_Type_create_hindexed";
         return PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
     }
-    MPI_Datatype run;
+    MPI_Datatype main_run;
     *step = "MPI_Type_create_hvector";
-    int rc = PMPI_Type_create_hvector((int)first, (int)pc[0].len,
-                                      (MPI_Aint)(pc[1].mem - pc[0].mem), MPI_BYTE, &run);
+    int rc = run_type(pc, a, b, &main_run);
     if (rc != MPI_SUCCESS)
-        return rc;
-    *step = "MPI_Type_create_hindexed_block";
-    rc = PMPI_Type_create_hindexed_block((int)runs, 1, p->displs, run, type);
-    PMPI_Type_free(&run); /* the outer type keeps what it needs of it */
+        segs = 0; /* nothing to build or free below */
+    int64_t k = 0; /* entries made */
+    for (int64_t i = 0; rc == MPI_SUCCESS && i < n; k++) {
+        int64_t j = run_end(pc, n, i), m = 0;
+        MPI_Aint start = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
+        MPI_Datatype t;
+        if (same_shape(pc, i, j, a, b)) { /* a stretch of main runs */
+            for (; i < n && j - i == b - a && same_shape(pc, i, j, a, b); m++) {
+                p->displs[m] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem) - (segs > 1) * start;
+                i = j;
+                j = i < n ? run_end(pc, n, i) : n;
+            }
+            *step = "MPI_Type_create_hindexed_block";
+            rc = PMPI_Type_create_hindexed_block((int)m, 1, p->displs, main_run, &t);
+        } else {
+            *step = "MPI_Type_create_hvector";
+            rc = run_type(pc, i, j, &t);
+            i = j;
+        }
+        if (rc != MPI_SUCCESS)
+            break;
+        if (segs == 1) {
+            *type = t;
+        } else {
+            seg_displs[k] = start;
+            seg_types[k] = t;
+            ones[k] = 1;
+        }
+    }
+    if (rc == MPI_SUCCESS && segs > 1) {
+        *step = "MPI_Type_create_struct";
+        rc = PMPI_Type_create_struct((int)segs, ones, seg_displs, seg_types, type);
+    }
+    for (int64_t e = 0; segs > 1 && e < k; e++)
+        PMPI_Type_free(&seg_types[e]); /* the struct keeps what it needs of them */
+    if (segs > 0)
+        PMPI_Type_free(&main_run);
+    free(seg_displs);
+    free(seg_types);
+    free(ones);
     return rc;
 }
 
