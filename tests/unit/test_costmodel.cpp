@@ -469,6 +469,13 @@ TEST(CostModel, ABufferBeyondTheCacheCostsAnotherPassThroughMemory)
     j.cost.cache = 32 * MiB;
     EXPECT_NEAR(predict(4 * MiB), unknown4, 1e-12);
     EXPECT_NEAR(predict(16 * MiB) - unknown16, 0.5 * 2 * 16 * MiB * (5e-10 - 1e-10), 1e-9);
+    /* Reads alike: the buffer filled from the file, then drained to the ranks. */
+    j.in.write = 0;
+    const double read16 = predict(16 * MiB);
+    j.cost.cache = 0;
+    EXPECT_NEAR(read16 - predict(16 * MiB), 0.5 * 2 * 16 * MiB * (5e-10 - 1e-10), 1e-9);
+    j.cost.cache = 32 * MiB;
+    j.in.write = 1;
     j.cost.cache = 8 * MiB; /* 4 MiB: half cold too (2 x 4 / 8 - 1/2 = 1/2) */
     EXPECT_GT(predict(4 * MiB), unknown4);
     /* A pipeline's sub-buffers in flight are what the cache holds: 1 MiB of them, hot. */

@@ -414,15 +414,15 @@ static int domains_io(const mcio_cost_inputs *in, const mcio_fdplan *fd, const d
  * way to memory's at 2n = cache and at memory's from 2n = 2 x cache on this host (32 MiB of
  * L3; mcio_calibrate.c's copy_cold): cold = 2B / cache - 1/2, within [0, 1]. Measured, 8
  * ranks, gcrm writes on /tmp: one aggregator with a 16 MiB buffer took 3.1-3.3 ms, with 4
- * MiB or 2 MiB 2.2-2.3 ms (docs/performance.md, ninth pass). Nothing without a cache size,
- * and nothing on reads: there the term chose 4 MiB rounds for coll_perf at 2 aggregators,
- * which read at 0.62-0.69 of 16 MiB (the exchange of more rounds cost more than the cache
- * saved; not priced yet). aggs[node]: its aggregators with data. */
+ * MiB or 2 MiB 2.2-2.3 ms; coll_perf at 2 aggregators read 1.2x faster through 4 MiB
+ * rounds than through 16 MiB, once a round boundary no longer cost its messages a datatype
+ * block per row (mcio_rounds.c's pieces_type; docs/performance.md, ninth and tenth passes).
+ * Nothing without a cache size. aggs[node]: its aggregators with data. */
 static void cold_buffers(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
                          const int *aggs, double *cold)
 {
     const mcio_cost_table *t = in->cost;
-    if (!in->write || t->cache <= 0 || t->copy_cold <= t->copy_byte)
+    if (t->cache <= 0 || t->copy_cold <= t->copy_byte)
         return;
     for (int d = 0; d < fd->ndomains; d++) {
         if (fd->rounds[d] <= 0)

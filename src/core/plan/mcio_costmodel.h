@@ -34,7 +34,7 @@ typedef struct mcio_cost_table {
     double coll;       /* one small collective (allreduce of a few words) over the ranks */
     double copy_byte;  /* a memcpy of one byte (packing pieces into a collective buffer) */
     double copy_cold;  /* a memcpy of one byte beyond the cache (a copy of cache bytes, rank 0
-                          alone): what a byte of a collective buffer costs a write once more
+                          alone): what a byte of a collective buffer costs a call once more
                           where the node's buffers outgrow the cache */
     double overlap;    /* share of the smaller of exchange and file access that a pipeline hides:
                           1 when an aggregator's I/O thread has a core of its own, 0 when the
