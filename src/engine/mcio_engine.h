@@ -361,6 +361,16 @@ int mcio_exchange_round(mcio_plan p, int write, char *base, char *cbuf, int k, i
                         char detail[MCIO_DETAIL_LEN]);
 
 /*
+ * The datatype (not committed) of n pieces, piece i at base + pc[i].mem (at_off 0: the pieces
+ * in memory) or at base + pc[i].off (at_off 1: the pieces in a window, base then the
+ * displacement of offset 0); regular runs of pieces become hvectors (mcio_rounds.c). Uses
+ * p->blocklens and p->displs (n entries) as scratch. *step names the MPI call that made it or
+ * failed. Returns an MPI error code.
+ */
+int mcio_pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base, int at_off,
+                     MPI_Datatype *type, const char **step);
+
+/*
  * Post a receive of a message of bytes bytes (elements elem of elem_size bytes, as sent) from
  * peer that has no room: every MCIO_SINK_BYTES block of it lands on sink, which must hold
  * MCIO_SINK_BYTES and outlive the request; *type (committed here) is freed by the caller after

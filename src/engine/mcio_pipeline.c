@@ -38,7 +38,6 @@
 /* What a pipelined plan keeps between calls. */
 struct mcio_pipe {
     int64_t *run_first; /* [my rounds + 1]: round k's runs are plan->runs[run_first[k] ..) */
-    MPI_Aint *tdispls;  /* [largest group]: target displacements of an rma group */
     MPI_Win win;        /* rma: the collective buffers of all aggregators; else MPI_WIN_NULL */
     int one_fence;      /* rma: every busy aggregator has two sub-buffers or more */
     unsigned char *done; /* [my rounds]: the tasks of each round done, cleared per call */
@@ -66,14 +65,10 @@ int mcio_pipeline_prepare(mcio_plan p)
         return MCIO_ERR_NOMEM;
     p->pipe = pp;
     pp->win = MPI_WIN_NULL;
-    int64_t maxg = 1, nrounds = p->my_domain >= 0 ? fd->rounds[p->my_domain] : 0;
-    for (int64_t g = 0; g < p->send.ngroups; g++)
-        if (p->send.first[g + 1] - p->send.first[g] > maxg)
-            maxg = p->send.first[g + 1] - p->send.first[g];
-    pp->tdispls = malloc((size_t)maxg * sizeof(MPI_Aint));
+    int64_t nrounds = p->my_domain >= 0 ? fd->rounds[p->my_domain] : 0;
     pp->run_first = malloc(((size_t)nrounds + 1) * sizeof(int64_t));
     pp->done = malloc((size_t)nrounds + 1);
-    if (!pp->tdispls || !pp->run_first || !pp->done)
+    if (!pp->run_first || !pp->done)
         return MCIO_ERR_NOMEM; /* the caller frees what was taken */
     /* The runs of every round of my domain, once: the I/O thread reads them, nobody writes. */
     int64_t at = 0, g = 0;
@@ -138,7 +133,6 @@ void mcio_pipeline_free(mcio_plan p)
         PMPI_Win_free(&pp->win);
     free(pp->run_first);
     free(pp->done);
-    free(pp->tdispls);
     free(pp);
     p->pipe = NULL;
 }
@@ -718,16 +712,12 @@ static void access_rma(mcio_plan p, pipe_io *io, int64_t gs, int64_t gs1, int k,
                                   (MPI_Aint)(slot + pc[0].off - w0), len, MPI_BYTE, win);
         } else {
             MPI_Datatype origin = MPI_DATATYPE_NULL, target = MPI_DATATYPE_NULL;
-            for (int64_t i = 0; i < n; i++) {
-                p->blocklens[i] = (int)pc[i].len;
-                p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
-                p->pipe->tdispls[i] = (MPI_Aint)(slot + pc[i].off - w0);
-            }
-            step = "MPI_Type_create_hindexed";
-            rc = PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, &origin);
-            if (rc == MPI_SUCCESS)
-                rc = PMPI_Type_create_hindexed((int)n, p->blocklens, p->pipe->tdispls, MPI_BYTE,
-                                               &target);
+            rc = mcio_pieces_type(p, pc, n, base, 0, &origin, &step);
+            if (rc != MPI_SUCCESS)
+                origin = MPI_DATATYPE_NULL;
+            else if ((rc = mcio_pieces_type(p, pc, n, (char *)(uintptr_t)(slot - w0), 1, &target,
+                                            &step)) != MPI_SUCCESS)
+                target = MPI_DATATYPE_NULL;
             if (rc == MPI_SUCCESS) {
                 step = "MPI_Type_commit";
                 rc = PMPI_Type_commit(&origin);

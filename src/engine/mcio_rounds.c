@@ -94,65 +94,73 @@ int mcio_sink_irecv(void *sink, int64_t bytes, MPI_Datatype elem, int elem_size,
     return PMPI_Irecv(sink, count, *type, peer, tag, comm, req);
 }
 
+/* Where piece i lies: in memory (pc[i].mem), or in the file (pc[i].off: an RMA target). */
+#define PIECE_POS(pc, i, at_off) ((at_off) ? (pc)[i].off : (pc)[i].mem)
+
 /* The end of the run of pieces that starts at i: pieces of pc[i]'s length, each the same
  * stride after the one before. */
-static int64_t run_end(const mcio_piece *pc, int64_t n, int64_t i)
+static int64_t run_end(const mcio_piece *pc, int64_t n, int64_t i, int at_off)
 {
     int64_t j = i + 1;
-    while (j < n && pc[j].len == pc[i].len && pc[j].mem - pc[j - 1].mem == pc[i + 1].mem - pc[i].mem)
+    while (j < n && pc[j].len == pc[i].len &&
+           PIECE_POS(pc, j, at_off) - PIECE_POS(pc, j - 1, at_off) ==
+               PIECE_POS(pc, i + 1, at_off) - PIECE_POS(pc, i, at_off))
         j++;
     return j;
 }
 
 /* Pieces [i, j) of one length at one stride: an hvector of them (not committed). */
-static int run_type(const mcio_piece *pc, int64_t i, int64_t j, MPI_Datatype *type)
+static int run_type(const mcio_piece *pc, int64_t i, int64_t j, int at_off, MPI_Datatype *type)
 {
-    MPI_Aint stride = j - i > 1 ? (MPI_Aint)(pc[i + 1].mem - pc[i].mem) : 0;
+    MPI_Aint stride =
+        j - i > 1 ? (MPI_Aint)(PIECE_POS(pc, i + 1, at_off) - PIECE_POS(pc, i, at_off)) : 0;
     return PMPI_Type_create_hvector((int)(j - i), (int)pc[i].len, stride, MPI_BYTE, type);
 }
 
 /* Does the run [i, j) have the shape (count, length, stride) of the run [a, b)? */
-static int same_shape(const mcio_piece *pc, int64_t i, int64_t j, int64_t a, int64_t b)
+static int same_shape(const mcio_piece *pc, int64_t i, int64_t j, int64_t a, int64_t b, int at_off)
 {
     return j - i == b - a && pc[i].len == pc[a].len &&
-           (j - i == 1 || pc[i + 1].mem - pc[i].mem == pc[a + 1].mem - pc[a].mem);
+           (j - i == 1 || PIECE_POS(pc, i + 1, at_off) - PIECE_POS(pc, i, at_off) ==
+                              PIECE_POS(pc, a + 1, at_off) - PIECE_POS(pc, a, at_off));
 }
 
 /*
- * The datatype of n pieces at base + pc[i].mem, not committed; *step names the MPI call that
- * made it (or failed). Under Open MPI, where most pieces form runs of one shape (count,
- * length, stride: a 3-D block's rows plane by plane, coll_perf's at the aggregator, FLASH-IO's
- * guarded rows at the rank): each stretch of such runs is an hvector of one run repeated at
- * each run's start (hindexed_block), and a run of another shape its own hvector, the stretches
- * and the others in file order in one struct. A round or sub-buffer boundary cuts a plane (and
- * a row) in two, so a message's first and last runs are usually of another shape: coll_perf at
- * 8 ranks with 2 MiB sub-buffers sent all of its messages (about 800 rows each) as one
- * hindexed block per row before. O(runs) for MPI to build and walk, against O(pieces) for an
- * hindexed type of every piece, which cost coll_perf's aggregator at 8 ranks a tenth of its CPU
- * in MPI_Type_create_hindexed alone (25,600 rows), and FLASH-IO at 8 ranks writes 1.1-1.3
+ * The datatype of n pieces, each at base + its position (mcio_engine.h), not committed; *step
+ * names the MPI call that made it (or failed). Under Open MPI, where most pieces form runs of
+ * one shape (count, length, stride: a 3-D block's rows plane by plane, coll_perf's at the
+ * aggregator, FLASH-IO's guarded rows at the rank): each stretch of such runs is an hvector of
+ * one run repeated at each run's start (hindexed_block), and a run of another shape its own
+ * hvector, the stretches and the others in order in one struct. A round or sub-buffer boundary
+ * cuts a plane (and a row) in two, so a message's first and last runs are usually of another
+ * shape: coll_perf at 8 ranks with 2 MiB sub-buffers sent all of its messages (about 800 rows
+ * each) as one hindexed block per row before, and its exchange took 1.25x as long
+ * (docs/performance.md, tenth pass). O(runs) for MPI to build and walk, against O(pieces) for
+ * an hindexed type of every piece, which cost coll_perf's aggregator at 8 ranks a tenth of its
+ * CPU in MPI_Type_create_hindexed alone (25,600 rows), and FLASH-IO at 8 ranks writes 1.1-1.3
  * times faster. Otherwise (runs of fewer than 4 pieces on average: random pieces), and under
  * MPICH, that hindexed type: MPICH moved FLASH-IO's rows 1.25-1.3 times slower through the
- * nested type, at 2 ranks (docs/performance.md, eighth pass).
+ * nested type, at 2 ranks (eighth pass).
  */
 #ifdef OPEN_MPI
 #define MCIO_TYPE_RUNS 1
 #else
 #define MCIO_TYPE_RUNS 0
 #endif
-static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base, MPI_Datatype *type,
-                       const char **step)
+int mcio_pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base, int at_off,
+                     MPI_Datatype *type, const char **step)
 {
     /* The main shape: the longest run, [a, b). segs: the struct's entries. */
-    int64_t a = 0, b = 1, runs = 0, segs = 0;
-    for (int64_t i = 0; MCIO_TYPE_RUNS && i < n; runs++) {
-        int64_t j = run_end(pc, n, i);
+    int64_t a = 0, b = 1, segs = 0;
+    for (int64_t i = 0; MCIO_TYPE_RUNS && i < n;) {
+        int64_t j = run_end(pc, n, i, at_off);
         if (j - i > b - a)
             a = i, b = j;
         i = j;
     }
     for (int64_t i = 0, main_before = 0; b - a > 1 && i < n;) {
-        int64_t j = run_end(pc, n, i);
-        int is_main = same_shape(pc, i, j, a, b);
+        int64_t j = run_end(pc, n, i, at_off);
+        int is_main = same_shape(pc, i, j, a, b, at_off);
         segs += !(is_main && main_before);
         main_before = is_main;
         i = j;
@@ -171,32 +179,33 @@ static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base,
         free(ones);
         for (int64_t i = 0; i < n; i++) {
             p->blocklens[i] = (int)pc[i].len;
-            p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
+            p->displs[i] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, PIECE_POS(pc, i, at_off));
         }
         *step = "MPI_Type_create_hindexed";
         return PMPI_Type_create_hindexed((int)n, p->blocklens, p->displs, MPI_BYTE, type);
     }
     MPI_Datatype main_run;
     *step = "MPI_Type_create_hvector";
-    int rc = run_type(pc, a, b, &main_run);
+    int rc = run_type(pc, a, b, at_off, &main_run);
     if (rc != MPI_SUCCESS)
         segs = 0; /* nothing to build or free below */
     int64_t k = 0; /* entries made */
     for (int64_t i = 0; rc == MPI_SUCCESS && i < n; k++) {
-        int64_t j = run_end(pc, n, i), m = 0;
-        MPI_Aint start = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem);
+        int64_t j = run_end(pc, n, i, at_off), m = 0;
+        MPI_Aint start = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, PIECE_POS(pc, i, at_off));
         MPI_Datatype t;
-        if (same_shape(pc, i, j, a, b)) { /* a stretch of main runs */
-            for (; i < n && j - i == b - a && same_shape(pc, i, j, a, b); m++) {
-                p->displs[m] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, pc[i].mem) - (segs > 1) * start;
+        if (same_shape(pc, i, j, a, b, at_off)) { /* a stretch of main runs */
+            for (; i < n && same_shape(pc, i, j, a, b, at_off); m++) {
+                p->displs[m] = (MPI_Aint)(uintptr_t)PIECE_ADDR(base, PIECE_POS(pc, i, at_off)) -
+                               (segs > 1) * start;
                 i = j;
-                j = i < n ? run_end(pc, n, i) : n;
+                j = i < n ? run_end(pc, n, i, at_off) : n;
             }
             *step = "MPI_Type_create_hindexed_block";
             rc = PMPI_Type_create_hindexed_block((int)m, 1, p->displs, main_run, &t);
         } else {
             *step = "MPI_Type_create_hvector";
-            rc = run_type(pc, i, j, &t);
+            rc = run_type(pc, i, j, at_off, &t);
             i = j;
         }
         if (rc != MPI_SUCCESS)
@@ -229,7 +238,7 @@ static int pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base,
  * When the group's pieces lie back to back in this side's memory (a rank's packed buffer, the
  * aggregator's buffer for a contiguous stretch) the message is plain bytes, which MPI moves
  * with a single copy (Open MPI's CMA, MPICH's LMT); otherwise the datatype of the pieces
- * (pieces_type). Only the type signatures (n bytes) must match, so the two sides choose
+ * (mcio_pieces_type). Only the type signatures (n bytes) must match, so the two sides choose
  * independently. Measured on Open MPI at 8 ranks: one message per group beats one message per
  * large piece (fewer rendezvous handshakes when ranks outnumber cores), docs/performance.md.
  */
@@ -252,7 +261,7 @@ static int post_group(mcio_plan p, const mcio_groups *g, int64_t gi, char *base,
         addr = PIECE_ADDR(base, pc[0].mem);
         count = (int)g->bytes[gi];
     } else {
-        rc = pieces_type(p, pc, n, base, type, &step);
+        rc = mcio_pieces_type(p, pc, n, base, 0, type, &step);
         if (rc == MPI_SUCCESS) {
             step = "MPI_Type_commit";
             rc = PMPI_Type_commit(type);

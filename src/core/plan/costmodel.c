@@ -416,7 +416,7 @@ static int domains_io(const mcio_cost_inputs *in, const mcio_fdplan *fd, const d
  * ranks, gcrm writes on /tmp: one aggregator with a 16 MiB buffer took 3.1-3.3 ms, with 4
  * MiB or 2 MiB 2.2-2.3 ms; coll_perf at 2 aggregators read 1.2x faster through 4 MiB
  * rounds than through 16 MiB, once a round boundary no longer cost its messages a datatype
- * block per row (mcio_rounds.c's pieces_type; docs/performance.md, ninth and tenth passes).
+ * block per row (mcio_rounds.c: mcio_pieces_type; docs/performance.md, ninth and tenth passes).
  * Nothing without a cache size. aggs[node]: its aggregators with data. */
 static void cold_buffers(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
                          const int *aggs, double *cold)
