@@ -187,6 +187,25 @@ static void find_shift(const uint8_t *got, int64_t n, int64_t off, unsigned gen,
     }
 }
 
+/* The end of the run of wrong bytes of got that starts at `at` (of n), across chance
+ * agreements: it ends where 64 bytes in a row are right (a zero the data holds by chance does
+ * not end a hole). *wrong and *zeros (may be NULL): its wrong bytes, and how many are 0. */
+static int64_t wrong_run_end(const uint8_t *got, const uint8_t *want, int64_t at, int64_t n,
+                             int64_t *wrong, int64_t *zeros)
+{
+    int64_t end = at, w = 0, z = 0, same = 0;
+    for (; end < n && same < 64; end++) {
+        same = got[end] == want[end] ? same + 1 : 0;
+        w += got[end] != want[end];
+        z += got[end] != want[end] && got[end] == 0;
+    }
+    if (wrong)
+        *wrong = w;
+    if (zeros)
+        *zeros = z;
+    return end - same;
+}
+
 /* pread of [lo, hi) of the file (each rank a slice) against regions [0, nreg) of gen. */
 static int verify_regions(const char *path, int nreg, unsigned gen)
 {
@@ -210,21 +229,38 @@ static int verify_regions(const char *path, int nreg, unsigned gen)
         int64_t size = fd >= 0 && fstat(fd, &sb) == 0 ? (int64_t)sb.st_size : -1, bad = 0;
         while (bad < done && got[bad] == want[bad])
             bad++;
-        /* What the wrong bytes are: how far they run, how many are zeros (a hole), and whether
-         * they are this data of another offset (a misplaced piece). */
-        int64_t end = bad, zeros = 0;
-        while (end < done && got[end] != want[end])
-            zeros += got[end++] == 0;
+        /* What the wrong bytes are: how far they run, how many of them are zeros (a hole),
+         * whether they are this data of another offset (a misplaced piece), and whether a
+         * read of them again, the client's cached pages of the file dropped first, finds
+         * them right (the servers hold them: the first read went wrong) or as before. */
+        int64_t wrong, zeros, end = wrong_run_end(got, want, bad, done, &wrong, &zeros);
         static const int64_t shifts[] = {4194304, 8388608, 1048576, 262144, 131072, 65536};
-        char shift[32];
+        char shift[32], again[48] = "not read";
         find_shift(got + bad, done - bad, lo + bad, gen, shifts, sizeof shifts / sizeof shifts[0],
                    shift, sizeof shift);
+        if (bad < done) {
+            int fd2 = open(path, O_RDONLY);
+            uint8_t *now = mt_malloc((size_t)(end - bad));
+            int64_t right = 0;
+            if (fd2 >= 0) {
+                posix_fadvise(fd2, 0, 0, POSIX_FADV_DONTNEED);
+                if (pread(fd2, now, (size_t)(end - bad), lo + bad) == end - bad) {
+                    for (int64_t k = 0; k < end - bad; k++)
+                        right += now[k] == want[bad + k];
+                    snprintf(again, sizeof again, "%" PRId64 " of %" PRId64 " right", right,
+                             end - bad);
+                }
+                close(fd2);
+            }
+            free(now);
+        }
         fprintf(stderr, "gluster_io rank %d: verify %s [%" PRId64 ", %" PRId64 "): read %" PRId64
                         " bytes (%s), file size %" PRId64 "; %s at %" PRId64 ": %" PRId64
-                        " wrong bytes in a row, %" PRId64 " of them zeros; as this data at a shift: %s\n",
+                        " bytes to the last wrong one, %" PRId64 " wrong, %" PRId64
+                        " of them zeros; as this data at a shift: %s; read again: %s\n",
                 mt.rank, path, lo, hi, done, err ? strerror(err) : "no error", size,
                 bad < done ? "first wrong byte" : "all read bytes right, up", lo + bad, end - bad,
-                zeros, shift);
+                wrong, zeros, shift, again);
     }
     if (fd >= 0)
         close(fd);
@@ -613,11 +649,7 @@ static void diagnose_cross(const char *path, const mt_extents *e, const uint8_t 
         at++;
     if (at == n)
         return;
-    int64_t end = at;
-    for (int64_t same = 0; end < n && same < 64; end++) /* a run, across chance agreements */
-        same = got[end] == want[end] ? same + 1 : 0;
-    end -= 64 <= end - at ? 64 : 0;
-    int64_t base = 0;
+    int64_t end = wrong_run_end(got, want, at, n, NULL, NULL), base = 0;
     while (i < e->n && base + e->len[i] <= at)
         base += e->len[i++];
     int64_t off = e->off[i] + (at - base), len = end - at < e->len[i] - (at - base) ? end - at : e->len[i] - (at - base);
