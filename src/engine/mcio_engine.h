@@ -28,6 +28,9 @@
 #define MCIO_CBUF_FREE(p) free(p)
 #endif
 
+/* Memory of a piece: base + displacement, where base may be NULL (absolute displacements). */
+#define PIECE_ADDR(base, mem) ((char *)((uintptr_t)(base) + (uintptr_t)(mem)))
+
 /* What each rank tells the others before planning: its summary, its argument check and its
  * memory, allgathered as MCIO_RECORD_WORDS int64 per rank (so a bad argument on one rank fails
  * every rank, and the memory probe costs no collective of its own). */
@@ -379,6 +382,11 @@ int mcio_pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base, i
  */
 int mcio_sink_irecv(void *sink, int64_t bytes, MPI_Datatype elem, int elem_size, int peer, int tag,
                     MPI_Comm comm, MPI_Datatype *type, MPI_Request *req);
+
+/* After a write's sync (mcio_write_verify): this rank's extents read back from the file past
+ * the client's cache and compared with the memory at base (mcio_verify.c). MCIO_SUCCESS, or
+ * MCIO_ERR_IO / MCIO_ERR_NOMEM with detail naming the file and the first wrong offset. */
+int mcio_verify_written(mcio_plan p, const char *base, char detail[MCIO_DETAIL_LEN]);
 
 /* Do the runs of a round have holes small enough to read-modify-write its whole span? */
 int mcio_round_use_span(const mcio_piece *runs, int64_t nruns);

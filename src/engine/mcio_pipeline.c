@@ -33,8 +33,6 @@
 
 #include "mcio_engine.h"
 
-#define PIECE_ADDR(base, mem) ((char *)((uintptr_t)(base) + (uintptr_t)(mem)))
-
 /* What a pipelined plan keeps between calls. */
 struct mcio_pipe {
     int64_t *run_first; /* [my rounds + 1]: round k's runs are plan->runs[run_first[k] ..) */

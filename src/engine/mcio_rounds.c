@@ -16,8 +16,6 @@
 
 #include "mcio_engine.h"
 
-/* Memory of a piece: base + displacement, where base may be NULL (absolute displacements). */
-#define PIECE_ADDR(base, mem) ((char *)((uintptr_t)(base) + (uintptr_t)(mem)))
 
 static int64_t ns_since(double t0)
 {

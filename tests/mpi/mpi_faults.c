@@ -36,6 +36,7 @@ static struct {
     int fail_reads;     /* the failure hits pread instead of pwrite */
     int64_t fail_after; /* bytes moved before the failure */
     int sync_errno;
+    int lose;        /* fail_rank's next pwrite reports all its bytes written and stores none */
     int close_fails; /* the backend's close fails on fail_rank (after its collective part) */
     /* What happened, to make sure the faults were really injected: [0] writes, [1] reads. */
     int64_t moved, calls[2], shorts[2], eintrs[2], failures;
@@ -98,6 +99,11 @@ static int64_t fault_decide(int64_t len, int is_read)
 
 static int64_t fault_pwrite(void *state, const void *buf, int64_t len, int64_t off)
 {
+    if (fault.lose && fault_here()) { /* acknowledged, and lost: GlusterFS 10.3 did so */
+        fault.lose = 0;
+        fault.failures++;
+        return len;
+    }
     int64_t n = fault_decide(len, 0);
     if (n <= 0)
         return n;
@@ -287,6 +293,38 @@ static void test_fault_backend(void)
     MT_CHECK_ERROR(mcio_file_sync(fh), MCIO_ERR_IO, "sync", path, mt_rank_tag(tag, last));
     fault_reset();
     CHECK_OK(mcio_file_sync(fh));
+
+    /* A write acknowledged and lost, as GlusterFS 10.3 lost synced writes (docs/reliability.md,
+     * item 4), each rank writing its own pieces: the call succeeds, since nothing told mcio;
+     * with mcio_write_verify it fails on every rank, naming the rank that read its bytes back
+     * wrong, the file and the offset; and the handle still writes. */
+    mt.ctx = "a lost write";
+    int64_t lost_off = e->off[0]; /* the last rank's first write is the one lost */
+    MPI_Bcast(&lost_off, 1, MPI_INT64_T, last, MPI_COMM_WORLD);
+    char at[64];
+    snprintf(at, sizeof at, "at offset %" PRId64 " read back different", lost_off);
+    for (int verify = 0; verify < 2; verify++) {
+        MPI_Info h = mt_info("romio_cb_write", "disable", "mcio_write_verify",
+                             verify ? "true" : "false", NULL);
+        CHECK_OK(mcio_file_set_hints(fh, h));
+        mt_info_free(&h);
+        fault_reset();
+        fault.lose = 1;
+        fault.fail_rank = last;
+        buf = mt_pack(e, 200 + (unsigned)verify);
+        int st = mcio_write_at_all(fh, e->n, e->off, e->len, buf);
+        if (verify)
+            MT_CHECK_ERROR(st, MCIO_ERR_IO, at, "mcio_write_verify", path, mt_rank_tag(tag, last));
+        else
+            CHECK_OK(st);
+        CHECKF(sum_over_ranks(fault.failures) == 1, "the fault was not hit once");
+        free(buf);
+    }
+    fault_reset();
+    gen_ok = 202;
+    buf = mt_pack(e, gen_ok);
+    CHECK_OK(mcio_write_at_all(fh, e->n, e->off, e->len, buf));
+    free(buf);
 
     close_and_release(&fh, path, size, all, n, gen_ok, &info, got);
 }

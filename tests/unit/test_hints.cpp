@@ -441,14 +441,14 @@ TEST(Hints, GetDefaults)
                              {"direct_read", "false"},        {"mcio_io_thread", "auto"},
                              {"mcio_write_sync", "auto"},
                              {"mcio_memory_margin", "10"},   {"mcio_calibrate", "auto"},
-                             {"mcio_node_gather", "auto"}};
+                             {"mcio_node_gather", "auto"},   {"mcio_write_verify", "false"}};
     char key[64], value[64];
-    for (int i = 0; i < 28; i++) {
+    for (int i = 0; i < 29; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 28, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 29, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -488,6 +488,8 @@ TEST(Hints, GetSetRoundTrip)
     EXPECT_EQ(h.calibrate, MCIO_CALIBRATE_REPLACE);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_calibrate", "off", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_node_gather", "true", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_write_verify", "true", "t", detail), MCIO_SUCCESS);
+    EXPECT_TRUE(mcio_hints_write_sync(&h, 0)); /* a write read back is synced first */
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
                              {"romio_cb_read", "disable"},  {"mcio_strategy", "memory"},
@@ -502,17 +504,17 @@ TEST(Hints, GetSetRoundTrip)
                              {"direct_write", "true"},     {"direct_read", "true"},
                              {"mcio_io_thread", "never"},   {"mcio_write_sync", "false"},
                              {"mcio_memory_margin", "25"},  {"mcio_calibrate", "off"},
-                             {"mcio_node_gather", "true"}};
+                             {"mcio_node_gather", "true"},  {"mcio_write_verify", "true"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 28);
+        ASSERT_LT(i, 29);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 28);
+    EXPECT_EQ(i, 29);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 

@@ -166,6 +166,8 @@ static const hint_spec specs[] = {
     {.key = "mcio_calibrate", .kind = HINT_CHOICE, FIELD(calibrate), .names = calibrate_name},
     /* The ranks' records gathered node by node (src/engine/mcio_nodegather.c); at open only. */
     {.key = "mcio_node_gather", .kind = HINT_CHOICE, FIELD(node_gather), .names = node_gather_name},
+    /* Each collective write read back after its sync and compared (mcio_verify.c). */
+    {.key = "mcio_write_verify", .kind = HINT_CHOICE, FIELD(write_verify), .names = bool_name},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 _Static_assert(NSPECS <= 64, "mcio_hints.set has one bit per hint");
@@ -363,7 +365,7 @@ unsigned mcio_hints_cost_fixed(const mcio_hints *h, int write)
 
 int mcio_hints_write_sync(const mcio_hints *h, int defers_errors)
 {
-    return h->write_sync == MCIO_WRITE_SYNC_TRUE ||
+    return h->write_sync == MCIO_WRITE_SYNC_TRUE || h->write_verify ||
            (h->write_sync == MCIO_WRITE_SYNC_AUTO && defers_errors);
 }
 

@@ -88,6 +88,7 @@ typedef struct mcio_hints {
     double slow_byte_seconds;       /* mcio_slow_byte_seconds: slow backend, delay per byte */
     int calibrate;                  /* mcio_calibrate: enum mcio_calibrate_mode, auto */
     int node_gather;                /* mcio_node_gather: enum mcio_node_gather_mode, auto */
+    int write_verify;               /* mcio_write_verify: 0; 1 = read each write back */
     uint64_t set; /* bit i: hint i (mcio_hints_get's order) was set explicitly (mcio_hints_set) */
 } mcio_hints;
 
@@ -124,7 +125,8 @@ mcio_planner_params mcio_hints_planner_params(const mcio_hints *h, int write);
 unsigned mcio_hints_cost_fixed(const mcio_hints *h, int write);
 
 /* Does each collective write end with a sync (mcio_write_sync; auto: where the file system
- * acknowledges writes before its servers have them, mcio_fsinfo.defers_errors)? */
+ * acknowledges writes before its servers have them, mcio_fsinfo.defers_errors; always when
+ * mcio_write_verify reads the write back)? */
 int mcio_hints_write_sync(const mcio_hints *h, int defers_errors);
 
 #ifdef __cplusplus
