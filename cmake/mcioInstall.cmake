@@ -30,7 +30,7 @@ install(TARGETS mcio mcio_preload mcio_wrap EXPORT mcioTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS mcio-bench mcio-plan RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS mcio-bench mcio-plan mcio-fsync-check RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES include/mcio.h include/mcio_errors.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${CMAKE_BINARY_DIR}/src/pmpi/mcio_wrap.opts DESTINATION ${CMAKE_INSTALL_DATADIR}/mcio)
 install(PROGRAMS ${CMAKE_BINARY_DIR}/mcio-run.install DESTINATION ${CMAKE_INSTALL_BINDIR}

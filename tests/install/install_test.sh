@@ -13,7 +13,7 @@ work=$(mktemp -d "$build/testdata/install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" > "$work/install.log" || { cat "$work/install.log"; exit 1; }
-for f in include/mcio.h bin/mcio-run bin/mcio-bench; do
+for f in include/mcio.h bin/mcio-run bin/mcio-bench bin/mcio-fsync-check; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
 libdir=$(dirname "$(find "$prefix" -name libmcio.so -print -quit)")
