@@ -206,6 +206,31 @@ static int64_t wrong_run_end(const uint8_t *got, const uint8_t *want, int64_t at
     return end - same;
 }
 
+/* len bytes at off read again through a descriptor of their own (with the client's cached
+ * pages of the file dropped first when drop): how many of them equal want's and got's (as_got
+ * may be NULL). 1 when the read got them all, else 0 and nothing counted. */
+static int read_again(const char *path, int64_t off, int64_t len, const uint8_t *want,
+                      const uint8_t *got, int drop, int64_t *as_want, int64_t *as_got)
+{
+    uint8_t *now = mt_malloc((size_t)len);
+    int fd = open(path, O_RDONLY);
+    if (fd >= 0 && drop)
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    int ok = fd >= 0 && pread(fd, now, (size_t)len, off) == len;
+    if (fd >= 0)
+        close(fd);
+    *as_want = 0;
+    if (as_got)
+        *as_got = 0;
+    for (int64_t k = 0; ok && k < len; k++) {
+        *as_want += now[k] == want[k];
+        if (as_got)
+            *as_got += now[k] == got[k];
+    }
+    free(now);
+    return ok;
+}
+
 /* pread of [lo, hi) of the file (each rank a slice) against regions [0, nreg) of gen. */
 static int verify_regions(const char *path, int nreg, unsigned gen)
 {
@@ -238,22 +263,9 @@ static int verify_regions(const char *path, int nreg, unsigned gen)
         char shift[32], again[48] = "not read";
         find_shift(got + bad, done - bad, lo + bad, gen, shifts, sizeof shifts / sizeof shifts[0],
                    shift, sizeof shift);
-        if (bad < done) {
-            int fd2 = open(path, O_RDONLY);
-            uint8_t *now = mt_malloc((size_t)(end - bad));
-            int64_t right = 0;
-            if (fd2 >= 0) {
-                posix_fadvise(fd2, 0, 0, POSIX_FADV_DONTNEED);
-                if (pread(fd2, now, (size_t)(end - bad), lo + bad) == end - bad) {
-                    for (int64_t k = 0; k < end - bad; k++)
-                        right += now[k] == want[bad + k];
-                    snprintf(again, sizeof again, "%" PRId64 " of %" PRId64 " right", right,
-                             end - bad);
-                }
-                close(fd2);
-            }
-            free(now);
-        }
+        int64_t right;
+        if (bad < done && read_again(path, lo + bad, end - bad, want + bad, got + bad, 1, &right, NULL))
+            snprintf(again, sizeof again, "%" PRId64 " of %" PRId64 " right", right, end - bad);
         fprintf(stderr, "gluster_io rank %d: verify %s [%" PRId64 ", %" PRId64 "): read %" PRId64
                         " bytes (%s), file size %" PRId64 "; %s at %" PRId64 ": %" PRId64
                         " bytes to the last wrong one, %" PRId64 " wrong, %" PRId64
@@ -653,14 +665,8 @@ static void diagnose_cross(const char *path, const mt_extents *e, const uint8_t 
     while (i < e->n && base + e->len[i] <= at)
         base += e->len[i++];
     int64_t off = e->off[i] + (at - base), len = end - at < e->len[i] - (at - base) ? end - at : e->len[i] - (at - base);
-    uint8_t *now = mt_malloc((size_t)len);
-    int fd = open(path, O_RDONLY);
-    ssize_t r = fd >= 0 ? pread(fd, now, (size_t)len, off) : -1;
-    if (fd >= 0)
-        close(fd);
-    int64_t as_want = 0, as_got = 0;
-    for (int64_t k = 0; r == len && k < len; k++)
-        as_want += now[k] == want[at + k], as_got += now[k] == got[at + k];
+    int64_t as_want, as_got;
+    int r = read_again(path, off, len, want + at, got + at, 0, &as_want, &as_got);
     static const int64_t unit[] = {300000, 6000000, 65536 + 4093, 4194304, 65536, 131072, 262144,
                                    524288, 1048576, 2097152};
     char shift[64];
@@ -669,8 +675,7 @@ static void diagnose_cross(const char *path, const mt_extents *e, const uint8_t 
                     " bytes (within one extent); a pread of it now: %s, %" PRId64 " of its bytes as"
                     " expected, %" PRId64 " as mcio read them; as generation 5's data at a shift:"
                     " %s\n",
-            mt.rank, off, len, r == len ? "read" : "failed", as_want, as_got, shift);
-    free(now);
+            mt.rank, off, len, r ? "read" : "failed", as_want, as_got, shift);
 }
 
 /* cross-write: regions [0, calls) with generation 5. cross-read: read them back (any rank count
