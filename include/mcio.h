@@ -164,7 +164,7 @@ typedef struct mcio_stats {
     /* The cost model's choice (strategy auto; docs/hints.md, mcio_calibrate): "" when the
      * configuration was not chosen (a strategy named by the user). */
     char choice[64];           /* "independent", "romio 1/node 16m depth 2", ... */
-    double predicted;          /* its predicted time, seconds */
+    double predicted;          /* its predicted time, seconds (-1: not chosen) */
     char runner_up[64];        /* the next fastest candidate, "" when there was none */
     double runner_up_predicted; /* its predicted time, seconds (-1: none) */
     int node_gather; /* 1: the ranks' summaries were gathered node by node (mcio_node_gather) */

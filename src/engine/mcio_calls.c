@@ -72,12 +72,12 @@ static int one_shot(mcio_file fh, int write, int64_t count, const int64_t *off, 
         }
     }
     int64_t *mem = st == MCIO_SUCCESS ? memory_of(count, len, addrs, &st, local) : NULL;
-    mcio_plan p;
+    struct mcio_plan_s p;
     st = mcio_engine_plan(fh, count, off, len, mem, write, 1, st, local, &p, detail);
     free(mem);
     if (st == MCIO_SUCCESS) {
-        st = mcio_engine_run(p, write, (char *)buf, 1, MCIO_SUCCESS, "", detail);
-        mcio_engine_plan_free(p);
+        st = mcio_engine_run(&p, write, (char *)buf, 1, MCIO_SUCCESS, "", detail);
+        mcio_engine_plan_clear(&p);
     }
     return mcio_error_set(st, detail);
 }
@@ -114,16 +114,25 @@ static int plan_create(mcio_file fh, int64_t count, const int64_t *off, const in
     char detail[MCIO_DETAIL_LEN] = "", local[MCIO_DETAIL_LEN] = "";
     if (!fh || !plan)
         return mcio_error_set(MCIO_ERR_ARG, "file handle or plan is NULL");
+    *plan = MCIO_PLAN_NULL;
     int st = MCIO_SUCCESS;
     int64_t *packed = vform ? NULL : memory_of(count, len, NULL, &st, local);
+    /* The handle with the arguments, so that its allocation is agreed with them. */
+    struct mcio_plan_s failed;
+    mcio_plan heap = st == MCIO_SUCCESS ? malloc(sizeof *heap) : NULL;
+    if (st == MCIO_SUCCESS && !heap)
+        st = MCIO_ERR_NOMEM, snprintf(local, sizeof local, "out of memory for a plan");
     /* Overlaps are rejected: a plan may be used to write. */
-    st = mcio_engine_plan(fh, count, off, len, vform ? displs : packed, 1, 0, st, local, plan,
-                          detail);
+    st = mcio_engine_plan(fh, count, off, len, vform ? displs : packed, 1, 0, st, local,
+                          heap ? heap : &failed, detail);
     free(packed);
     if (st == MCIO_SUCCESS) {
         fh->live_plans++;
         /* Later uses report only their own time; the setup was paid here, once. */
-        (*plan)->t_metadata = (*plan)->t_plan = 0;
+        heap->t_metadata = heap->t_plan = 0;
+        *plan = heap;
+    } else {
+        free(heap);
     }
     return mcio_error_set(st, detail);
 }

@@ -5,6 +5,7 @@
 #ifndef MCIO_ENGINE_H
 #define MCIO_ENGINE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "mcio.h"
@@ -162,7 +163,8 @@ struct mcio_file_s {
     int64_t meta_totals[4];  /* rank 0: the last call's metadata bytes and messages summed over
                                 ranks, the busiest rank's received bytes, and the list
                                 messages' bytes summed over ranks (MCIO_STATS) */
-    mcio_stats stats;
+    mcio_stats stats; /* its choice and runner_up are named when read (mcio_stats_name) */
+    mcio_cost_choice stats_choice; /* the last call's choice (stats.predicted >= 0: it chose) */
     int *stats_aggs, *stats_nodes;
     /* [nnodes] what a node may spend on collective buffers: its memory (machine description)
      * capped by the mcio_node_memory hint; INT64_MAX when neither is known. */
@@ -242,7 +244,6 @@ struct mcio_plan_s {
     MPI_Datatype *types;
     void **standin;    /* [requests of a round] stand-in receive buffers of a failed exchange,
                           NULL otherwise (mcio_exchange_round) */
-    char sink[MCIO_SINK_BYTES]; /* stand-in receives without memory (mcio_sink_irecv) */
     double t_metadata, t_plan;
     /* This rank's metadata traffic while the plan was made (MCIO_STATS' metadata_*): bytes
      * sent and received (an allgather counts its record once per other rank) and the
@@ -257,7 +258,12 @@ struct mcio_plan_s {
     int chose;                /* 1: the cost model chose the configuration (strategy auto);
                                  2: it took again an earlier call's choice for the same inputs */
     mcio_cost_choice choice;  /* what it chose, and the runner-up, with predicted times */
+    /* Last, and left out of the plan's zeroing (mcio_engine_plan): a call's plan is made anew
+     * every call, and its bytes are never read. */
+    char sink[MCIO_SINK_BYTES]; /* stand-in receives without memory (mcio_sink_irecv) */
 };
+_Static_assert(offsetof(struct mcio_plan_s, sink) + MCIO_SINK_BYTES == sizeof(struct mcio_plan_s),
+               "the sink is the plan's last field");
 
 /*
  * Collective over the file's communicator, and only when MCIO_STATS is set: gather to rank 0
@@ -307,11 +313,12 @@ int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], i
  * succeeds, with nothing collective between (a one-shot call): an independent plan may then
  * leave the agreement on planning to the run's final one, and a rank that fails here has met
  * the others' final agreement. local_status/local_detail: this rank's argument check, agreed
- * on here.
+ * on here. The plan is made in the caller's storage p (a one-shot call's is on its stack): on
+ * success mcio_engine_plan_clear releases what it holds, on failure nothing is held.
  */
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
                      const int64_t *mem, int write, int run_next, int local_status,
-                     const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN]);
+                     const char *local_detail, mcio_plan p, char detail[MCIO_DETAIL_LEN]);
 
 /*
  * Collective: run a plan. write: 1 write, 0 read. base: memory base the plan's mem is relative
@@ -421,9 +428,12 @@ enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };
 void mcio_engine_fail_planning(int calls);
 
 /* Free a plan's memory (collective when it holds an RMA window, mcio_transport=rma). */
-void mcio_engine_plan_free(mcio_plan plan);
+void mcio_engine_plan_clear(mcio_plan plan); /* what the plan holds; not the plan itself */
+void mcio_engine_plan_free(mcio_plan plan);  /* a persistent plan: cleared, then freed */
 
 /* Record the stats of a finished call on the file, and append them to MCIO_STATS (rank 0). */
 void mcio_stats_record(mcio_file fh, mcio_plan plan, int write, const mcio_call_times *t);
+/* s->choice and s->runner_up named from fh's last choice: when read, not every call. */
+void mcio_stats_name(const mcio_file fh, mcio_stats *s);
 
 #endif

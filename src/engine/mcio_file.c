@@ -376,6 +376,7 @@ int mcio_file_get_stats(mcio_file fh, mcio_stats *stats)
     if (!fh || !stats)
         return mcio_error_set(MCIO_ERR_ARG, "file handle or stats is NULL");
     *stats = fh->stats;
+    mcio_stats_name(fh, stats);
     return mcio_error_set(MCIO_SUCCESS, NULL);
 }
 

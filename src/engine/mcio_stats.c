@@ -68,10 +68,20 @@ static void print_i64s(FILE *f, const int64_t *v, int n)
         fprintf(f, "%s%" PRId64, j ? "," : "", v[j]);
 }
 
+void mcio_stats_name(const mcio_file fh, mcio_stats *s)
+{
+    s->choice[0] = s->runner_up[0] = '\0';
+    if (s->predicted >= 0)
+        mcio_cost_config_name(&fh->stats_choice.best, s->choice, sizeof s->choice);
+    if (s->runner_up_predicted >= 0)
+        mcio_cost_config_name(&fh->stats_choice.runner_up, s->runner_up, sizeof s->runner_up);
+}
+
 /* Append the last call's statistics to MCIO_STATS as one JSON line (rank 0). */
 static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int listed)
 {
-    const mcio_stats *s = &fh->stats;
+    mcio_stats *s = &fh->stats;
+    mcio_stats_name(fh, s);
     int nn = fh->machine.nnodes;
     /* The share of the smaller phase hidden behind the other: 1 is the ideal the papers bound. */
     double smaller = s->t_io < s->t_exchange ? s->t_io : s->t_exchange;
@@ -196,14 +206,12 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .node_gather = fh->node_gather.on,
         .choice_again = p->chose == 2,
     };
-    s->runner_up_predicted = -1;
+    s->predicted = s->runner_up_predicted = -1;
     if (p->chose) {
-        mcio_cost_config_name(&p->choice.best, s->choice, sizeof s->choice);
+        fh->stats_choice = p->choice;
         s->predicted = p->choice.best.seconds;
-        if (p->choice.runner_up.seconds >= 0) {
-            mcio_cost_config_name(&p->choice.runner_up, s->runner_up, sizeof s->runner_up);
+        if (p->choice.runner_up.seconds >= 0)
             s->runner_up_predicted = p->choice.runner_up.seconds;
-        }
     }
     for (int d = 0; d < fd->ndomains; d++)
         if (fd->rounds[d] > 0 && fd->window[d] > s->subbuffer_bytes)

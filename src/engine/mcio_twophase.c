@@ -27,7 +27,7 @@
 #include <sys/mman.h>
 
 #include "mcio_engine.h"
-#include "mcio_fnv1a.h"
+#include "mcio_splitmix64.h"
 #include "mcio_sections.h"
 
 /* The collective buffer, page-aligned, and in transparent huge pages where the kernel offers
@@ -156,7 +156,7 @@ static int64_t ns_since(double t0)
     return (int64_t)((PMPI_Wtime() - t0) * 1e9);
 }
 
-static void plan_clear(mcio_plan p)
+void mcio_engine_plan_clear(mcio_plan p)
 {
     int tight = cbuf_tight(p); /* asked of the plan before it goes */
     free(p->ext);
@@ -179,7 +179,7 @@ static void plan_clear(mcio_plan p)
 void mcio_engine_plan_free(mcio_plan p)
 {
     if (p) {
-        plan_clear(p);
+        mcio_engine_plan_clear(p);
         free(p);
     }
 }
@@ -451,18 +451,21 @@ static int64_t memory_bucket(int64_t v)
  * mcio_cost_replan checks a choice taken again against the exact figures). The rest of its
  * inputs (hints, cost table, machine) change only with mcio_file_set_hints, which forgets the
  * choices. Every rank computes it from the same allgathered inputs: the same key everywhere. */
+static uint64_t key_word(uint64_t h, int64_t w)
+{
+    uint64_t s = h ^ (uint64_t)w;
+    return splitmix64(&s); /* a word at a time: it reads every rank's summary every call */
+}
+
 static uint64_t choice_key(const mcio_topology *topo, const mcio_summary *sum)
 {
-    uint64_t h = MCIO_FNV1A_OFFSET;
+    uint64_t h = 0;
     for (int r = 0; r < topo->nprocs; r++) {
-        int64_t w[4] = {sum[r].start, sum[r].end, sum[r].bytes,
-                        topo->rank_extents ? topo->rank_extents[r] : -1};
-        h = mcio_fnv1a(h, w, sizeof w);
+        h = key_word(key_word(key_word(h, sum[r].start), sum[r].end), sum[r].bytes);
+        h = key_word(h, topo->rank_extents ? topo->rank_extents[r] : -1);
     }
-    for (int j = 0; topo->node_mem && j < topo->nnodes; j++) {
-        int64_t b = memory_bucket(topo->node_mem[j]);
-        h = mcio_fnv1a(h, &b, sizeof b);
-    }
+    for (int j = 0; topo->node_mem && j < topo->nnodes; j++)
+        h = key_word(h, memory_bucket(topo->node_mem[j]));
     return h;
 }
 
@@ -751,22 +754,16 @@ static void combine_memory(mcio_file fh, const char *where, int write)
 
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
                      const int64_t *mem, int write, int run_next, int local_status,
-                     const char *local_detail, mcio_plan *out, char detail[MCIO_DETAIL_LEN])
+                     const char *local_detail, mcio_plan p, char detail[MCIO_DETAIL_LEN])
 {
     double t0 = PMPI_Wtime();
-    struct mcio_plan_s tmp, *p = &tmp;
     list_bufs lb = {0};
-    memset(p, 0, sizeof *p);
+    memset(p, 0, offsetof(struct mcio_plan_s, sink)); /* all but the sink: 4 KiB a call */
     p->fh = fh;
     p->my_domain = -1;
-    *out = MCIO_PLAN_NULL;
-    /* The handle first, so that its allocation is agreed with the arguments. */
-    mcio_plan heap = malloc(sizeof *heap);
     int st = local_status;
     if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "%s", local_detail);
-    else if (!heap)
-        st = MCIO_ERR_NOMEM, snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
     else
         st = mcio_extents_normalize(count, off, len, mem, write, &p->ext, &p->next, detail);
 
@@ -839,13 +836,10 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
 done:
     p->t_metadata = (t1 - t0) + (PMPI_Wtime() - t2);
     p->t_plan = t2 - t1;
-    *heap = tmp;
-    *out = heap;
     return MCIO_SUCCESS;
 fail:
     list_bufs_free(&lb);
-    free(heap);
-    plan_clear(p);
+    mcio_engine_plan_clear(p);
     return st;
 }
 

@@ -465,7 +465,6 @@ void mcio_machine_memory_nodes(mcio_machine *m, const int64_t *all, int stride, 
             if (x[0] == MCIO_PROBE_AS_READER && m->mem_reader)
                 y = &all[(size_t)stride * m->mem_reader[r]];
             mcio_memory_probe *q = &m->probe_node[i];
-            memset(q, 0, sizeof *q);
             *q = (mcio_memory_probe){.meminfo = y[0], .cgroup = y[1], .cg_used = y[2],
                                      .cg_version = (int)y[3], .cg_dev = (uint64_t)y[4],
                                      .cg_ino = (uint64_t)y[5], .rlimit = x[6]};

@@ -1,7 +1,7 @@
 /*
- * FNV-1a (Fowler, Noll, Vo), 64 bits: the one non-cryptographic hash of the tree: the node
- * names' table of the Slurm host lists (mcio_network.c) and the key of the inputs a cost-model
- * choice was made from (mcio_twophase.c).
+ * FNV-1a (Fowler, Noll, Vo), 64 bits: the hash of strings in the tree: the node names' table
+ * of the Slurm host lists (mcio_network.c). (Words are mixed by splitmix64's finalizer: the
+ * key of the inputs a cost-model choice was made from, mcio_twophase.c.)
  */
 #ifndef MCIO_FNV1A_H
 #define MCIO_FNV1A_H

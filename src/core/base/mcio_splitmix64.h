@@ -1,7 +1,8 @@
 /*
  * splitmix64 (Steele, Lea, Flood 2014): the one seeded generator of the tree: the virtual node
  * memory (mcio_memory.c), the random layouts and data of mcio-bench, mcio-plan and
- * mcio-placement-cost, so that every tool draws the same random pattern from the same seed.
+ * mcio-placement-cost, so that every tool draws the same random pattern from the same seed;
+ * and the mixer of the words of a cost-model choice's key (mcio_twophase.c).
  */
 #ifndef MCIO_SPLITMIX64_H
 #define MCIO_SPLITMIX64_H

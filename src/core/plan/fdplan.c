@@ -8,35 +8,30 @@
 
 #include "mcio_planner.h"
 
+/* The seven arrays in one block, the five of int64_t first (their alignment); fd_start is the
+ * block's start. One allocation a plan, not seven: an independent call plans a domain per rank
+ * every call. */
 int mcio_fdplan_alloc(mcio_fdplan *plan, int n)
 {
     memset(plan, 0, sizeof *plan);
     size_t m = n > 0 ? (size_t)n : 1;
-    plan->ndomains = n;
-    plan->agg_rank = calloc(m, sizeof(int));
-    plan->rounds = calloc(m, sizeof(int));
-    plan->fd_start = calloc(m, sizeof(int64_t));
-    plan->fd_end = calloc(m, sizeof(int64_t));
-    plan->win_start = calloc(m, sizeof(int64_t));
-    plan->win_end = calloc(m, sizeof(int64_t));
-    plan->window = calloc(m, sizeof(int64_t));
-    if (!plan->agg_rank || !plan->rounds || !plan->fd_start || !plan->fd_end || !plan->win_start ||
-        !plan->win_end || !plan->window) {
-        mcio_fdplan_free(plan);
+    int64_t *b = calloc(m, 5 * sizeof(int64_t) + 2 * sizeof(int));
+    if (!b)
         return MCIO_ERR_NOMEM;
-    }
+    plan->ndomains = n;
+    plan->fd_start = b;
+    plan->fd_end = b + m;
+    plan->win_start = b + 2 * m;
+    plan->win_end = b + 3 * m;
+    plan->window = b + 4 * m;
+    plan->agg_rank = (int *)(b + 5 * m);
+    plan->rounds = plan->agg_rank + m;
     return MCIO_SUCCESS;
 }
 
 void mcio_fdplan_free(mcio_fdplan *plan)
 {
-    free(plan->agg_rank);
-    free(plan->rounds);
-    free(plan->fd_start);
-    free(plan->fd_end);
-    free(plan->win_start);
-    free(plan->win_end);
-    free(plan->window);
+    free(plan->fd_start); /* the block (mcio_fdplan_alloc) */
     memset(plan, 0, sizeof *plan);
 }
 

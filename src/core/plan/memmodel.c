@@ -128,9 +128,9 @@ int mcio_memmodel(const mcio_topology *topo, const mcio_summary *sum, const mcio
 {
     int nd = plan->ndomains;
     memset(out, 0, (size_t)topo->nnodes * sizeof *out);
-    /* Per domain, the pieces and groups its aggregator receives. */
-    recv_tally t;
-    if (tally_alloc(plan, &t) != MCIO_SUCCESS)
+    /* Per domain, the pieces and groups its aggregator receives (none: own access). */
+    recv_tally t = {0};
+    if (!own_access && tally_alloc(plan, &t) != MCIO_SUCCESS)
         return MCIO_ERR_NOMEM;
     int64_t per_rank = (int64_t)sizeof(mcio_summary) + 2 * (int64_t)sizeof(int64_t);
     for (int r = 0; r < topo->nprocs; r++) {
@@ -154,10 +154,9 @@ int mcio_memmodel(const mcio_topology *topo, const mcio_summary *sum, const mcio
         /* the lists it sends: its pieces by domain, and their descriptions (at most a pair each) */
         n->planning += pieces * (PIECE_BYTES + LIST_PAIR_BYTES);
     }
-    tally_whole(plan, &t);
-    for (int d = 0; d < nd; d++) {
-        if (own_access)
-            break;
+    if (!own_access)
+        tally_whole(plan, &t);
+    for (int d = 0; d < nd && !own_access; d++) {
         mcio_memmodel_node *n = &out[topo->node_of_rank[plan->agg_rank[d]]];
         n->buffers += mcio_fdplan_buffer(plan, d) * (slots ? slots[d] : 1);
         /* The schedule of its domain and a round's runs; while planning, the received lists
