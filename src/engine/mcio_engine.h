@@ -188,6 +188,10 @@ struct mcio_file_s {
      * the inputs it was made from (mcio_twophase.c, choice_key); mcio_file_set_hints forgets
      * them. */
     mcio_chosen chosen[2];
+    uint64_t memory_key; /* the memory words of the records last combined (mcio_twophase.c) */
+    int memory_combined; /* 1: memory_key holds */
+    unsigned cost_fixed[2]; /* [write] what the hints fix for the cost model (mcio_hints_cost_fixed),
+                               found when they are set, not every call */
 };
 
 /* Where a file's cost table came from. */

@@ -133,6 +133,13 @@ static void file_free(mcio_file f)
 
 /* Each node's budget: its memory (the machine description's last probe) capped by the
  * mcio_node_memory hint, and where the figure came from. */
+/* What the hints decide once they are set (at open, mcio_file_set_hints). */
+static void hints_taken(mcio_file f)
+{
+    for (int w = 0; w < 2; w++)
+        f->cost_fixed[w] = mcio_hints_cost_fixed(&f->hints, w);
+}
+
 static void node_budgets(mcio_file f)
 {
     for (int j = 0; j < f->machine.nnodes; j++) {
@@ -312,7 +319,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
                                !f->stats_peak || !f->stats_model || !f->stats_predicted))
         st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
     if (st == MCIO_SUCCESS)
-        node_budgets(f);
+        node_budgets(f), hints_taken(f);
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
@@ -470,6 +477,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     fh->hints = h;
     fh->chosen[0].valid = fh->chosen[1].valid = 0; /* chosen under other hints */
     node_budgets(fh);
+    hints_taken(fh);
     if (fh->io->configure)
         fh->io->configure(fh->io_state, &fh->hints);
 fail:

@@ -503,7 +503,7 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
                            .subbuffer = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, stripe,
                                                                 unit),
                            .unit = unit,
-                           .fixed = mcio_hints_cost_fixed(&fh->hints, write),
+                           .fixed = fh->cost_fixed[write != 0],
                            .sync = write && mcio_file_write_sync(fh),
                            .cost = &fh->cost};
     uint64_t key = choice_key(topo, sum);
@@ -736,8 +736,21 @@ static void summaries_counted(mcio_file fh, mcio_plan p)
     }
 }
 
+/* The key of every rank's memory words in the gathered records. */
+static uint64_t memory_key(const mcio_file fh)
+{
+    uint64_t h = 0;
+    for (int r = 0; r < fh->nprocs; r++)
+        for (int k = 0; k < MCIO_PROBE_FIELDS; k++)
+            h = key_word(h, fh->summaries[r].mem[k]);
+    return h;
+}
+
 /* The nodes' memory from the gathered records; in simulation once per call for all the
- * simulated ranks (mcio_engine_shared_plan). */
+ * simulated ranks (mcio_engine_shared_plan). A call whose records hold the memory words of the
+ * last call's (a reading stands for half a second where memory is ample:
+ * mcio_machine_memory_read) has the nodes' memory that call combined: not combined again,
+ * unless MCIO_STATS wants where each node's figure came from. */
 static void combine_memory(mcio_file fh, const char *where, int write)
 {
 #ifdef MCIO_SIMULATE
@@ -749,7 +762,12 @@ static void combine_memory(mcio_file fh, const char *where, int write)
 #else
     (void)write;
 #endif
+    uint64_t key = memory_key(fh);
+    if (fh->memory_combined && key == fh->memory_key && !fh->stats_on)
+        return;
     mcio_file_memory_combine(fh, where);
+    fh->memory_key = key;
+    fh->memory_combined = 1;
 }
 
 int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,

@@ -349,26 +349,16 @@ int mcio_hints_get(const mcio_hints *h, int i, char *key, int keylen, char *valu
     return 1;
 }
 
-/* Whether the hint whose field is at offset `at` was set: by the field, not the name (no string
- * compares: mcio_hints_cost_fixed runs every collective call). */
-static int field_set(const mcio_hints *h, size_t at)
-{
-    for (int i = 0; i < NSPECS; i++)
-        if (specs[i].at == at)
-            return h->set >> i & 1u;
-    return 0;
-}
-
 unsigned mcio_hints_cost_fixed(const mcio_hints *h, int write)
 {
     unsigned f = 0;
-    if (field_set(h, write ? offsetof(mcio_hints, cb_write) : offsetof(mcio_hints, cb_read)))
+    if (mcio_hints_is_set(h, write ? "romio_cb_write" : "romio_cb_read"))
         f |= MCIO_COST_FIX_CB;
-    if (field_set(h, offsetof(mcio_hints, cb_nodes)))
+    if (mcio_hints_is_set(h, "cb_nodes"))
         f |= MCIO_COST_FIX_CB_NODES;
-    if (field_set(h, offsetof(mcio_hints, cb_buffer_size)))
+    if (mcio_hints_is_set(h, "cb_buffer_size"))
         f |= MCIO_COST_FIX_BUFFER;
-    if (field_set(h, offsetof(mcio_hints, pipeline_depth)) || h->transport == MCIO_TRANSPORT_RMA)
+    if (mcio_hints_is_set(h, "mcio_pipeline_depth") || h->transport == MCIO_TRANSPORT_RMA)
         f |= MCIO_COST_FIX_DEPTH;
     return f;
 }
