@@ -446,17 +446,19 @@ static int64_t memory_bucket(int64_t v)
     return top > 4 ? v & ~((INT64_C(1) << (top - 4)) - 1) : v;
 }
 
+/* A word into a key (choice_key, memory_key): splitmix64's finalizer over h ^ w, a word at a
+ * time, as the keys read every rank's record every call. */
+static uint64_t key_word(uint64_t h, int64_t w)
+{
+    uint64_t s = h ^ (uint64_t)w;
+    return splitmix64(&s);
+}
+
 /* The key of what the cost model's choice depends on and a call may change: the summaries,
  * the extents per rank and each node's memory to 1/16 (it moves by pages from call to call;
  * mcio_cost_replan checks a choice taken again against the exact figures). The rest of its
  * inputs (hints, cost table, machine) change only with mcio_file_set_hints, which forgets the
  * choices. Every rank computes it from the same allgathered inputs: the same key everywhere. */
-static uint64_t key_word(uint64_t h, int64_t w)
-{
-    uint64_t s = h ^ (uint64_t)w;
-    return splitmix64(&s); /* a word at a time: it reads every rank's summary every call */
-}
-
 static uint64_t choice_key(const mcio_topology *topo, const mcio_summary *sum)
 {
     uint64_t h = 0;

@@ -102,6 +102,7 @@ int mcio_io_read_full(const mcio_io_backend *b, void *state, void *buf, int64_t 
 {
     char *p = buf;
     int64_t done = 0;
+    int again = 0; /* the read after an end of file that the size then denied */
     while (done < len) {
         int64_t n = b->pread(state, p + done, len - done, off + done);
         if (n == -EINTR)
@@ -113,6 +114,14 @@ int mcio_io_read_full(const mcio_io_backend *b, void *state, void *buf, int64_t 
         }
         if (n == 0) { /* end of file: what lies beyond reads as zeros, as MPI-IO reads holes */
             int64_t size = b->size ? b->size(state) : off + done;
+            /* Past the end when it read, not when asked: another aggregator of the same write
+             * extended the file meanwhile (an aggregator reads its span before it writes
+             * around holes). Read once more; a second 0 is a read that stops early (OMPIO's
+             * answer on a dead brick). */
+            if (size > off + done && !again) {
+                again = 1;
+                continue;
+            }
             if (size < 0 || off + done < size) {
                 snprintf(detail, MCIO_DETAIL_LEN, "read of %" PRId64 " bytes at offset %" PRId64
                          " from %s: %s", len - done, off + done, path,
@@ -124,6 +133,7 @@ int mcio_io_read_full(const mcio_io_backend *b, void *state, void *buf, int64_t 
             break;
         }
         done += n;
+        again = 0;
     }
     return MCIO_SUCCESS;
 }
