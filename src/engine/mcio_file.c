@@ -131,8 +131,6 @@ static void file_free(mcio_file f)
     free(f);
 }
 
-/* Each node's budget: its memory (the machine description's last probe) capped by the
- * mcio_node_memory hint, and where the figure came from. */
 /* What the hints decide once they are set (at open, mcio_file_set_hints). */
 static void hints_taken(mcio_file f)
 {
@@ -140,6 +138,8 @@ static void hints_taken(mcio_file f)
         f->cost_fixed[w] = mcio_hints_cost_fixed(&f->hints, w);
 }
 
+/* Each node's budget: its memory (the machine description's last probe) capped by the
+ * mcio_node_memory hint, and where the figure came from. */
 static void node_budgets(mcio_file f)
 {
     for (int j = 0; j < f->machine.nnodes; j++) {
