@@ -32,6 +32,12 @@
 /* Memory of a piece: base + displacement, where base may be NULL (absolute displacements). */
 #define PIECE_ADDR(base, mem) ((char *)((uintptr_t)(base) + (uintptr_t)(mem)))
 
+/* Nanoseconds since t0 (a PMPI_Wtime reading): the engine's phase times. */
+static inline int64_t ns_since(double t0)
+{
+    return (int64_t)((PMPI_Wtime() - t0) * 1e9);
+}
+
 /* What each rank tells the others before planning: its summary, its argument check and its
  * memory, allgathered as MCIO_RECORD_WORDS int64 per rank (so a bad argument on one rank fails
  * every rank, and the memory probe costs no collective of its own). */

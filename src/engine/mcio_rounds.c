@@ -16,12 +16,6 @@
 
 #include "mcio_engine.h"
 
-
-static int64_t ns_since(double t0)
-{
-    return (int64_t)((PMPI_Wtime() - t0) * 1e9);
-}
-
 /* Wait for a round's messages, yielding the processor between polls. MPI libraries poll
  * while they wait (Open MPI's and MPICH's Waitall spin unless told otherwise), and a spinning
  * rank takes the core another needs: an aggregator's I/O thread (with two ranks on two cores
@@ -480,7 +474,7 @@ static int own_run(mcio_plan p, int write, char *base, mcio_exec_times *times,
         const mcio_extent *e = &p->ext[i];
         st = move_piece(fh, write, PIECE_ADDR(base, e->mem), e->len, e->off, detail);
     }
-    *times = (mcio_exec_times){.io = (int64_t)((PMPI_Wtime() - t) * 1e9)};
+    *times = (mcio_exec_times){.io = ns_since(t)};
     return st;
 }
 

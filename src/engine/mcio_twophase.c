@@ -151,11 +151,6 @@ void mcio_engine_cbuf_release(mcio_file fh)
     fh->cbuf_kept_len = 0;
 }
 
-static int64_t ns_since(double t0)
-{
-    return (int64_t)((PMPI_Wtime() - t0) * 1e9);
-}
-
 void mcio_engine_plan_clear(mcio_plan p)
 {
     int tight = cbuf_tight(p); /* asked of the plan before it goes */
