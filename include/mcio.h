@@ -111,7 +111,8 @@ int mcio_plan_read(mcio_plan plan, void *buf);
 /** Free a plan and set *plan to MCIO_PLAN_NULL. Collective. */
 int mcio_plan_free(mcio_plan *plan);
 
-/** What the last collective call on a file did. Times are seconds, the maximum over ranks. */
+/** What the last collective call on a file did. Times are seconds, the maximum over ranks
+ * (but see read_first). */
 typedef struct mcio_stats {
     int op;                   /* 0: none yet, 1: write, 2: read */
     int ranks;                /* size of the file's communicator */
@@ -171,6 +172,10 @@ typedef struct mcio_stats {
     int choice_again; /* 1: the choice of the operation's previous call, whose inputs (the
                          ranks' summaries, their extents, the nodes' memory to 1/16) were this
                          call's, taken again without deciding */
+    int read_first; /* 1: a read that moved its bytes before the ranks' summaries were
+                       gathered, each rank its own extents, as the previous read chose (one
+                       collective instead of two; docs/hints.md, mcio_strategy). Its times
+                       are this rank's; never under MCIO_STATS */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

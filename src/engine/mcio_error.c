@@ -48,7 +48,14 @@ int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], i
         maxvals[i] = v[1 + i];
     if (v[0] == 0)
         return MCIO_SUCCESS;
-    int root = nprocs - (int)v[0];
+    return mcio_engine_agree_from(comm, nprocs - (int)v[0], status, detail);
+}
+
+int mcio_engine_agree_from(MPI_Comm comm, int root, int status, char detail[MCIO_DETAIL_LEN])
+{
+    int rank, nprocs;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &nprocs);
     struct {
         int status;
         char detail[MCIO_DETAIL_LEN];

@@ -476,6 +476,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
         goto fail;
     fh->hints = h;
     fh->chosen[0].valid = fh->chosen[1].valid = 0; /* chosen under other hints */
+    fh->read_first = 0;
     node_budgets(fh);
     hints_taken(fh);
     if (fh->io->configure)

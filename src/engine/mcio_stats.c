@@ -39,13 +39,10 @@ void mcio_stats_gather_metadata(mcio_file fh, mcio_plan p)
 int mcio_stats_model(mcio_file fh, mcio_plan p)
 {
     int nn = fh->machine.nnodes;
-    mcio_summary *sum = malloc(((size_t)fh->nprocs + 1) * sizeof *sum);
+    mcio_summary *sum = mcio_engine_summaries(fh);
     mcio_memmodel_node *model = malloc(((size_t)nn + 1) * sizeof *model);
     p->mem_model = malloc(((size_t)nn + 1) * 2 * sizeof(int64_t));
     int st = sum && model && p->mem_model ? MCIO_SUCCESS : MCIO_ERR_NOMEM;
-    for (int r = 0; st == MCIO_SUCCESS && r < fh->nprocs; r++)
-        sum[r] = (mcio_summary){fh->summaries[r].start, fh->summaries[r].end,
-                                fh->summaries[r].bytes};
     mcio_topology topo = {.nprocs = fh->nprocs, .nnodes = nn,
                           .node_of_rank = fh->machine.node_of_rank,
                           .rank_extents = fh->machine.rank_extents};
@@ -205,6 +202,7 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .metadata_list_bytes = fh->stats_on ? fh->meta_totals[3] : -1,
         .node_gather = fh->node_gather.on,
         .choice_again = p->chose == 2,
+        .read_first = p->read_first,
     };
     s->predicted = s->runner_up_predicted = -1;
     if (p->chose) {

@@ -15,6 +15,9 @@
  *      in flight, file access in an I/O thread, two-sided or one-sided).
  *   5. agreement: an allreduce gives every rank the same status and the slowest rank's times.
  *
+ * A read whose operation's last read went to each rank's own access moves its bytes first and
+ * gathers after, one collective for 1 and 5 (mcio_engine_read_first, at the end of this file).
+ *
  * Glossary (mcio_planner.h): file domain, aggregator, collective buffer, round, piece, run.
  */
 #ifndef _DEFAULT_SOURCE /* SMPI's compiler wrapper defines it */
@@ -454,15 +457,17 @@ static uint64_t key_word(uint64_t h, int64_t w)
  * mcio_cost_replan checks a choice taken again against the exact figures). The rest of its
  * inputs (hints, cost table, machine) change only with mcio_file_set_hints, which forgets the
  * choices. Every rank computes it from the same allgathered inputs: the same key everywhere. */
-static uint64_t choice_key(const mcio_topology *topo, const mcio_summary *sum)
+static uint64_t choice_key(const mcio_file fh)
 {
     uint64_t h = 0;
-    for (int r = 0; r < topo->nprocs; r++) {
-        h = key_word(key_word(key_word(h, sum[r].start), sum[r].end), sum[r].bytes);
-        h = key_word(h, topo->rank_extents ? topo->rank_extents[r] : -1);
+    const int64_t *extents = fh->machine.rank_extents;
+    for (int r = 0; r < fh->nprocs; r++) {
+        const mcio_rank_record *s = &fh->summaries[r];
+        h = key_word(key_word(key_word(h, s->start), s->end), s->bytes);
+        h = key_word(h, extents ? extents[r] : -1);
     }
-    for (int j = 0; topo->node_mem && j < topo->nnodes; j++)
-        h = key_word(h, memory_bucket(topo->node_mem[j]));
+    for (int j = 0; fh->node_budget && j < fh->machine.nnodes; j++)
+        h = key_word(h, memory_bucket(fh->node_budget[j]));
     return h;
 }
 
@@ -503,7 +508,7 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
                            .fixed = fh->cost_fixed[write != 0],
                            .sync = write && mcio_file_write_sync(fh),
                            .cost = &fh->cost};
-    uint64_t key = choice_key(topo, sum);
+    uint64_t key = choice_key(fh);
     p->chose = chosen_again(fh, p, &in, key) ? 2 : 1;
     if (p->chose == 1) {
         /* The chosen plan is the one its prediction walked, already subdivided for a
@@ -524,16 +529,22 @@ static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology 
     return MCIO_SUCCESS;
 }
 
+mcio_summary *mcio_engine_summaries(const mcio_file fh)
+{
+    mcio_summary *sum = malloc(((size_t)fh->nprocs + 1) * sizeof *sum);
+    for (int r = 0; sum && r < fh->nprocs; r++)
+        sum[r] = (mcio_summary){fh->summaries[r].start, fh->summaries[r].end,
+                                fh->summaries[r].bytes};
+    return sum;
+}
+
 /* Phase 2, pure: the summaries into a plan (or, with romio_cb_* disable, the own-access
  * plan), the same on every rank. With strategy auto, the cost model chooses how. */
 static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
 {
-    mcio_summary *sum = malloc((size_t)fh->nprocs * sizeof *sum);
+    mcio_summary *sum = mcio_engine_summaries(fh);
     if (!sum)
         return MCIO_ERR_NOMEM;
-    for (int r = 0; r < fh->nprocs; r++)
-        sum[r] = (mcio_summary){fh->summaries[r].start, fh->summaries[r].end,
-                                fh->summaries[r].bytes};
     mcio_topology topo = {.nprocs = fh->nprocs,
                           .nnodes = fh->machine.nnodes,
                           .node_of_rank = fh->machine.node_of_rank,
@@ -733,6 +744,15 @@ static void summaries_counted(mcio_file fh, mcio_plan p)
     }
 }
 
+/* The lowest rank whose gathered record says it failed, or -1. */
+static int first_failed(const mcio_file fh)
+{
+    for (int r = 0; r < fh->nprocs; r++)
+        if (fh->summaries[r].status != MCIO_SUCCESS)
+            return r;
+    return -1;
+}
+
 /* The key of every rank's memory words in the gathered records. */
 static uint64_t memory_key(const mcio_file fh)
 {
@@ -792,11 +812,9 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
                              fh->stats_on ? where : NULL);
     count_kept_as_free(fh, rec.mem);
     mcio_file_gather_records(fh, &rec);
-    int any_failed = 0;
-    for (int r = 0; r < fh->nprocs; r++)
-        any_failed |= fh->summaries[r].status != MCIO_SUCCESS;
-    if (any_failed) {
-        st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+    int failed = first_failed(fh);
+    if (failed >= 0) {
+        st = mcio_engine_agree_from(fh->comm, failed, st, detail);
         goto fail;
     }
     combine_memory(fh, where, write);
@@ -855,6 +873,8 @@ done:
 fail:
     list_bufs_free(&lb);
     mcio_engine_plan_clear(p);
+    if (!write)
+        fh->read_first = 0; /* agreed: every rank fails here, or in the run's agreement */
     return st;
 }
 
@@ -863,6 +883,23 @@ const mcio_executor *mcio_executor_of(mcio_plan p)
     return p->depth > 1 || p->fh->hints.transport == MCIO_TRANSPORT_RMA
                ? &mcio_exec_pipeline
                : &mcio_exec_rounds;
+}
+
+/* Does the file's next one-shot read go to each rank's own access, as far as the file knows?
+ * Under strategy auto, when the operation's last choice was independent (mcio_engine_read_first
+ * checks that its inputs still hold); under another, when romio_cb_read is disable. Not in the
+ * simulation build, whose ranks share one plan per gather (mcio_shared_plan), which a read
+ * first does not make. */
+static int reads_own(const mcio_file fh)
+{
+#ifdef MCIO_SIMULATE
+    (void)fh;
+    return 0;
+#else
+    if (fh->hints.strategy == MCIO_STRATEGY_AUTO)
+        return fh->chosen[0].valid && fh->chosen[0].choice.best.independent;
+    return fh->hints.cb_read == MCIO_CB_DISABLE;
+#endif
 }
 
 int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_status,
@@ -920,5 +957,86 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
         mcio_stats_clear_gathered(fh);
     }
     mcio_stats_record(fh, p, write, &times);
+    if (!write)
+        fh->read_first = st == MCIO_SUCCESS && p->own_access && reads_own(fh);
+    return st;
+}
+
+/*
+ * Reads that move their bytes first (issue 20). Two-phase I/O gathers what the ranks will
+ * access, decides, then moves the bytes, and a call that went to each rank's own access still
+ * ends with an agreement, without which one rank's failed read would be success on the
+ * others: two collectives around a read where ROMIO, which does not agree at the end, also
+ * makes two (the allgathers of the ranks' first and last offsets). Own access reads the right
+ * bytes whatever the plan would have been; only its speed depends on the choice. So a read
+ * whose operation's last read went to own access, with inputs that gave that choice
+ * (fh->read_first, the same on every rank: set from agreed outcomes and allgathered records
+ * only), reads first, then allgathers the records, each with its read's status: one
+ * collective, which agrees on the outcome as the final agreement did (the lowest failing
+ * rank's error and detail, on every rank). The records then tell whether the next read may do
+ * the same: under strategy auto, while their key is the one the choice was made from (the
+ * summaries, the extents, the nodes' memory to 1/16: choice_key); the choice itself is left
+ * as it was, so that no rank's local failure can make the ranks' next calls differ. Where
+ * the inputs changed, the next read gathers first and decides. A bad argument on one rank
+ * still fails the call on every rank; the other ranks' buffers hold their reads by then, and
+ * nothing is written. Under MCIO_STATS, reads gather first (its statistics gather after the
+ * final agreement); mcio_file_get_stats reports a read first with this path's own-access
+ * plan, its choice as taken again, and this rank's times.
+ */
+int mcio_engine_read_first(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
+                           const int64_t *mem, char *base, int local_status,
+                           const char *local_detail, char detail[MCIO_DETAIL_LEN])
+{
+    double t0 = PMPI_Wtime();
+    struct mcio_plan_s p;
+    memset(&p, 0, offsetof(struct mcio_plan_s, sink)); /* as mcio_engine_plan */
+    p.fh = fh;
+    p.my_domain = -1;
+    p.own_access = 1;
+    p.depth = 1;
+    p.read_first = 1;
+    int st = local_status;
+    if (st != MCIO_SUCCESS)
+        snprintf(detail, MCIO_DETAIL_LEN, "%s", local_detail);
+    else
+        st = mcio_extents_normalize(count, off, len, mem, 0, &p.ext, &p.next, detail);
+    mcio_exec_times t = {0};
+    if (st == MCIO_SUCCESS)
+        st = mcio_exec_own.run(&p, 0, base, &t, detail);
+    double t1 = PMPI_Wtime();
+    mcio_summary mine = mcio_extents_summary(p.ext, p.next);
+    mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st, {0}};
+    mcio_machine_memory_read(&fh->machine, p.next, memory_ample(fh), rec.mem, NULL);
+    count_kept_as_free(fh, rec.mem);
+    mcio_file_gather_records(fh, &rec);
+    int failed = first_failed(fh);
+    if (failed >= 0) {
+        st = mcio_engine_agree_from(fh->comm, failed, st, detail);
+        fh->read_first = 0;
+    } else {
+        combine_memory(fh, "", 0);
+        fh->read_first =
+            fh->hints.strategy != MCIO_STRATEGY_AUTO || choice_key(fh) == fh->chosen[0].key;
+    }
+
+    /* The statistics of what ran, as mcio_engine_run records them, failed or not, with this
+     * rank's times (local: a failure here leaves them incomplete, nothing else). */
+    mcio_call_times times = {.metadata = ns_since(t1) + (int64_t)((t1 - t0) * 1e9) - t.io,
+                             .io = t.io};
+    mcio_summary *sum = st == MCIO_SUCCESS ? mcio_engine_summaries(fh) : NULL;
+    if (sum && mcio_planner_own(fh->nprocs, sum, &p.fd) == MCIO_SUCCESS)
+        (void)stats_model_once(fh, &p, 0);
+    for (int r = 0; sum && r < fh->nprocs; r++)
+        p.total_bytes += sum[r].bytes;
+    free(sum);
+    p.cb_rounds = p.fd.max_rounds;
+    if (fh->hints.strategy == MCIO_STRATEGY_AUTO) {
+        p.chose = 2;
+        p.choice = fh->chosen[0].choice;
+    }
+    summaries_counted(fh, &p);
+    times.total = ns_since(t0);
+    mcio_stats_record(fh, &p, 0, &times);
+    mcio_engine_plan_clear(&p);
     return st;
 }

@@ -383,6 +383,121 @@ static void test_fault_backend(void)
 }
 
 /*
+ * Reads that move their bytes first (mcio_engine_read_first): after a read that went to each
+ * rank's own access, the next read of the same inputs reads before it gathers, one collective
+ * that also agrees on the outcome. Every byte read is checked, and so is which path ran
+ * (mcio_stats.read_first): under romio_cb_read=disable every read after the first; under the
+ * cost model while the summaries stay those its independent choice was made from, and a read
+ * whose inputs changed still reads its own bytes right, the next one gathering first. A read
+ * failing on the last rank, and a bad argument on it, fail the call on every rank, naming
+ * the rank; the next read gathers first, the one after reads first again.
+ */
+static void test_read_first(void)
+{
+    int n = mt.nprocs, me = mt.rank, last = n - 1;
+    char path[512], tag[32];
+    mt_path(path, sizeof path, "read-first");
+    mt_extents *all = calloc((size_t)n, sizeof *all), *blocks = calloc((size_t)n, sizeof *blocks);
+    for (int r = 0; r < n; r++) {
+        gen(r, n, &all[r]); /* interleaved pieces */
+        mt_ext_push(&blocks[r], 32 + (int64_t)r * per_rank, per_rank - 7 * r); /* a block each */
+    }
+    int64_t size = 32 + (int64_t)n * per_rank + 700;
+    mt_prefill(path, size);
+    const unsigned gen_ok = 7;
+    uint8_t *got = mt_malloc((size_t)per_rank + 4096);
+    for (int model = 0; model < 2; model++) {
+        mt.ctx = model ? "read first, the cost model" : "read first, romio_cb_read=disable";
+        /* mcio_node_memory: the nodes' memory in the choice's key, steady from call to call */
+        MPI_Info info = model ? mt_info("mcio_io_backend", "fault", "mcio_node_memory", "256m", NULL)
+                              : mt_info("mcio_io_backend", "fault", "romio_cb_read", "disable", NULL);
+        mcio_file fh;
+        fault_reset();
+        if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh)) != MCIO_SUCCESS) {
+            mt_info_free(&info);
+            continue;
+        }
+        mt_info_free(&info);
+        /* The blocks, then the interleaved pieces over them: every byte of both known. */
+        uint8_t *bw = mt_pack(&blocks[me], gen_ok), *pw = mt_pack(&all[me], gen_ok);
+        CHECK_OK(mcio_write_at_all(fh, blocks[me].n, blocks[me].off, blocks[me].len, bw));
+        CHECK_OK(mcio_write_at_all(fh, all[me].n, all[me].off, all[me].len, pw));
+        mcio_stats s;
+        /* Blocks (0) and pieces (1). A read reads first after a read of its operation that
+         * went to own access: every read but the first under romio_cb_read=disable; under the
+         * model, after a read that chose independent, or a read first of the inputs that
+         * choice was made from (decided: their pattern). */
+        static const int pieces[] = {0, 0, 0, 1, 1, 0, 0};
+        int expect = 0, decided = -1, firsts = 0;
+        for (int k = 0; k < (int)(sizeof pieces / sizeof pieces[0]); k++) {
+            const mt_extents *e = pieces[k] ? &all[me] : &blocks[me];
+            memset(got, 0, (size_t)mt_ext_bytes(e));
+            if (CHECK_OK(mcio_read_at_all(fh, e->n, e->off, e->len, got)) == MCIO_SUCCESS)
+                MT_COMPARE(got, pieces[k] ? pw : bw, mt_ext_bytes(e), 0,
+                           pieces[k] ? "pieces" : "blocks");
+            CHECK_OK(mcio_file_get_stats(fh, &s));
+            CHECKF(s.read_first == expect, "read %d: read_first %d, expected %d (choice '%s')", k,
+                   s.read_first, expect, s.choice);
+            CHECKF(s.op == 2 && s.bytes == sum_over_ranks(mt_ext_bytes(e)),
+                   "read %d: op %d, %" PRId64 " bytes", k, s.op, s.bytes);
+            firsts += s.read_first;
+            if (!model)
+                expect = 1;
+            else if (s.read_first)
+                expect = pieces[k] == decided;
+            else
+                decided = pieces[k], expect = !strcmp(s.choice, "independent");
+        }
+        CHECKF(model || firsts == 6, "%d reads first of 6", firsts);
+        /* Errors in a read first: a failed read and a bad argument on the last rank. */
+        for (int c = 0; c < 2 && expect; c++) {
+            const mt_extents *e = &blocks[me];
+            fault_reset();
+            int64_t bad = -1;
+            const int64_t *lens = c && me == last ? &bad : e->len;
+            if (c == 0) {
+                fault.fail_errno = EIO;
+                fault.fail_reads = 1;
+                fault.fail_rank = last;
+            }
+            int st = mcio_read_at_all(fh, e->n, e->off, lens, got);
+            if (c == 0) {
+                MT_CHECK_ERROR(st, MCIO_ERR_IO, "Input/output error", "read", path,
+                               mt_rank_tag(tag, last));
+                CHECKF(sum_over_ranks(fault.failures) == 1, "the fault was not hit once");
+            } else {
+                MT_CHECK_ERROR(st, MCIO_ERR_ARG, "negative length", mt_rank_tag(tag, last));
+            }
+            CHECK_OK(mcio_file_get_stats(fh, &s));
+            CHECKF(s.read_first == 1, "%s: not a read first", c ? "bad argument" : "EIO");
+            fault_reset();
+            for (int again = 0; again < 2; again++) { /* gathers first, then reads first */
+                memset(got, 0, (size_t)mt_ext_bytes(e));
+                if (CHECK_OK(mcio_read_at_all(fh, e->n, e->off, e->len, got)) == MCIO_SUCCESS)
+                    MT_COMPARE(got, bw, mt_ext_bytes(e), 0, "blocks after an error");
+                CHECK_OK(mcio_file_get_stats(fh, &s));
+                CHECKF(s.read_first == again, "after %s, read %d: read_first %d",
+                       c ? "a bad argument" : "EIO", again, s.read_first);
+            }
+        }
+        free(bw);
+        free(pw);
+        CHECK_OK(mcio_file_close(&fh));
+    }
+    mt_layer layers[2] = {{blocks, n, gen_ok}, {all, n, gen_ok}};
+    MT_VERIFY_LAYERS(path, size, layers, 2);
+    mt_remove(path);
+    free(got);
+    for (int r = 0; r < n; r++) {
+        mt_ext_free(&all[r]);
+        mt_ext_free(&blocks[r]);
+    }
+    free(all);
+    free(blocks);
+    mt.ctx = NULL;
+}
+
+/*
  * A failure in the close phase on one rank (the last) reaches every rank as the same error
  * naming that rank, and leaves nothing behind: the handle released on every rank (the sanitizer
  * build would see a leak) and the file holding what was written. The other phases: open, a
@@ -832,6 +947,7 @@ int main(int argc, char **argv)
     CHECK(mcio_io_register(&fault_backend) == MCIO_ERR_ARG); /* the name is taken */
     CHECK(mcio_io_find("fault") == &fault_backend);
     test_fault_backend();
+    test_read_first();
     test_close_one_rank();
     test_exchange_fault(0);
     test_exchange_fault(1);
