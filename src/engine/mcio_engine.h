@@ -198,6 +198,9 @@ struct mcio_file_s {
     mcio_chosen chosen[2];
     int read_first;      /* the next one-shot read moves its bytes before the summaries'
                             gather (mcio_engine_read_first); the same on every rank */
+    int stats_deferred;  /* the last call was a read first whose statistics are still to be
+                            made from its records (mcio_engine_read_first_stats) */
+    mcio_call_times deferred_times; /* its times, this rank's */
     uint64_t memory_key; /* the memory words of the records last combined (mcio_twophase.c) */
     int memory_combined; /* 1: memory_key holds */
     unsigned cost_fixed[2]; /* [write] what the hints fix for the cost model (mcio_hints_cost_fixed),
@@ -335,6 +338,10 @@ int mcio_engine_agree_from(MPI_Comm comm, int root, int status, char detail[MCIO
 int mcio_engine_read_first(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
                            const int64_t *mem, char *base, int local_status,
                            const char *local_detail, char detail[MCIO_DETAIL_LEN]);
+
+/* Local: the statistics of the last call, if it was a read first whose statistics were left
+ * for when they are asked for (mcio_file_get_stats; a later call's replace them). */
+void mcio_engine_read_first_stats(mcio_file fh);
 
 /* The ranks' summaries of the call as an array of nprocs + 1 (NULL: out of memory). Local. */
 mcio_summary *mcio_engine_summaries(const mcio_file fh);

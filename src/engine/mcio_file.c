@@ -382,6 +382,7 @@ int mcio_file_get_stats(mcio_file fh, mcio_stats *stats)
 {
     if (!fh || !stats)
         return mcio_error_set(MCIO_ERR_ARG, "file handle or stats is NULL");
+    mcio_engine_read_first_stats(fh);
     *stats = fh->stats;
     mcio_stats_name(fh, stats);
     return mcio_error_set(MCIO_SUCCESS, NULL);
@@ -474,6 +475,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
+    mcio_engine_read_first_stats(fh); /* of the hints it ran under */
     fh->hints = h;
     fh->chosen[0].valid = fh->chosen[1].valid = 0; /* chosen under other hints */
     fh->read_first = 0;
