@@ -811,6 +811,8 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     mcio_machine_memory_read(&fh->machine, p->next, memory_ample(fh), rec.mem,
                              fh->stats_on ? where : NULL);
     count_kept_as_free(fh, rec.mem);
+    if (!run_next) /* a persistent plan records none: a read first's first, from its records */
+        mcio_engine_read_first_stats(fh);
     mcio_file_gather_records(fh, &rec);
     int failed = first_failed(fh);
     if (failed >= 0) {
@@ -875,6 +877,14 @@ fail:
     mcio_engine_plan_clear(p);
     if (!write)
         fh->read_first = 0; /* agreed: every rank fails here, or in the run's agreement */
+    if (fh->stats_deferred) {
+        /* A read first's statistics, not made yet, from records this one-shot call's gather
+         * replaced: this failed call's instead, which planned nothing. */
+        mcio_call_times none = {.v = {0}};
+        memset(p, 0, offsetof(struct mcio_plan_s, sink));
+        p->fh = fh;
+        mcio_stats_record(fh, p, write, &none);
+    }
     return st;
 }
 
@@ -983,18 +993,25 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
  * final agreement); mcio_file_get_stats reports a read first with the own-access plan, its
  * choice as taken again, and this rank's times (mcio_engine_read_first_stats).
  */
+/* A read first's plan: own access, nothing else yet (all but the sink zeroed, as
+ * mcio_engine_plan's). */
+static void read_first_plan(mcio_file fh, struct mcio_plan_s *p)
+{
+    memset(p, 0, offsetof(struct mcio_plan_s, sink));
+    p->fh = fh;
+    p->my_domain = -1;
+    p->own_access = 1;
+    p->depth = 1;
+    p->read_first = 1;
+}
+
 int mcio_engine_read_first(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
                            const int64_t *mem, char *base, int local_status,
                            const char *local_detail, char detail[MCIO_DETAIL_LEN])
 {
     double t0 = PMPI_Wtime();
     struct mcio_plan_s p;
-    memset(&p, 0, offsetof(struct mcio_plan_s, sink)); /* as mcio_engine_plan */
-    p.fh = fh;
-    p.my_domain = -1;
-    p.own_access = 1;
-    p.depth = 1;
-    p.read_first = 1;
+    read_first_plan(fh, &p);
     int st = local_status;
     if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "%s", local_detail);
@@ -1036,12 +1053,7 @@ void mcio_engine_read_first_stats(mcio_file fh)
     if (!fh->stats_deferred)
         return;
     struct mcio_plan_s p;
-    memset(&p, 0, offsetof(struct mcio_plan_s, sink)); /* as mcio_engine_plan */
-    p.fh = fh;
-    p.my_domain = -1;
-    p.own_access = 1;
-    p.depth = 1;
-    p.read_first = 1;
+    read_first_plan(fh, &p);
     int ok = first_failed(fh) < 0; /* a failed call's records plan nothing */
     mcio_summary *sum = ok ? mcio_engine_summaries(fh) : NULL;
     if (sum && mcio_planner_own(fh->nprocs, sum, &p.fd) == MCIO_SUCCESS)

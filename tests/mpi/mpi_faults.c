@@ -435,11 +435,12 @@ static void test_read_first(void)
             if (CHECK_OK(mcio_read_at_all(fh, e->n, e->off, e->len, got)) == MCIO_SUCCESS)
                 MT_COMPARE(got, pieces[k] ? pw : bw, mt_ext_bytes(e), 0,
                            pieces[k] ? "pieces" : "blocks");
+            int64_t total = sum_over_ranks(mt_ext_bytes(e));
             CHECK_OK(mcio_file_get_stats(fh, &s));
             CHECKF(s.read_first == expect, "read %d: read_first %d, expected %d (choice '%s')", k,
                    s.read_first, expect, s.choice);
-            CHECKF(s.op == 2 && s.bytes == sum_over_ranks(mt_ext_bytes(e)),
-                   "read %d: op %d, %" PRId64 " bytes", k, s.op, s.bytes);
+            CHECKF(s.op == 2 && s.bytes == total, "read %d: op %d, %" PRId64 " bytes", k, s.op,
+                   s.bytes);
             firsts += s.read_first;
             if (!model)
                 expect = 1;
@@ -479,6 +480,28 @@ static void test_read_first(void)
                 CHECKF(s.read_first == again, "after %s, read %d: read_first %d",
                        c ? "a bad argument" : "EIO", again, s.read_first);
             }
+        }
+        /* A read first's statistics are made when asked for, from the call's records: after a
+         * persistent plan's creation (which gathers records of its own) still the read's; after
+         * a one-shot call that fails before it runs, that call's (nothing planned). */
+        if (expect) {
+            const mt_extents *e = &blocks[me];
+            int64_t total = sum_over_ranks(mt_ext_bytes(e)), bad = -1;
+            CHECK_OK(mcio_read_at_all(fh, e->n, e->off, e->len, got));
+            mcio_plan pl;
+            CHECK_OK(mcio_plan_create(fh, all[me].n, all[me].off, all[me].len, &pl));
+            CHECK_OK(mcio_file_get_stats(fh, &s));
+            CHECKF(s.op == 2 && s.read_first == 1 && s.bytes == total && s.aggregators > 0,
+                   "after a plan's creation: op %d, read_first %d, %" PRId64 " bytes, %d domains",
+                   s.op, s.read_first, s.bytes, s.aggregators);
+            CHECK_OK(mcio_plan_free(&pl));
+            CHECK_OK(mcio_read_at_all(fh, e->n, e->off, e->len, got));
+            MT_CHECK_ERROR(mcio_write_at_all(fh, e->n, e->off, me == last ? &bad : e->len, bw),
+                           MCIO_ERR_ARG, "negative length", mt_rank_tag(tag, last));
+            CHECK_OK(mcio_file_get_stats(fh, &s));
+            CHECKF(s.op == 1 && s.read_first == 0 && s.bytes == 0 && s.aggregators == 0,
+                   "after a failed write: op %d, read_first %d, %" PRId64 " bytes, %d domains",
+                   s.op, s.read_first, s.bytes, s.aggregators);
         }
         free(bw);
         free(pw);
