@@ -972,6 +972,18 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
     return st;
 }
 
+/* A read first's plan: own access, nothing else yet (all but the sink zeroed, as
+ * mcio_engine_plan's). */
+static void read_first_plan(mcio_file fh, struct mcio_plan_s *p)
+{
+    memset(p, 0, offsetof(struct mcio_plan_s, sink));
+    p->fh = fh;
+    p->my_domain = -1;
+    p->own_access = 1;
+    p->depth = 1;
+    p->read_first = 1;
+}
+
 /*
  * Reads that move their bytes first (issue 20). Two-phase I/O gathers what the ranks will
  * access, decides, then moves the bytes, and a call that went to each rank's own access still
@@ -993,18 +1005,6 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
  * final agreement); mcio_file_get_stats reports a read first with the own-access plan, its
  * choice as taken again, and this rank's times (mcio_engine_read_first_stats).
  */
-/* A read first's plan: own access, nothing else yet (all but the sink zeroed, as
- * mcio_engine_plan's). */
-static void read_first_plan(mcio_file fh, struct mcio_plan_s *p)
-{
-    memset(p, 0, offsetof(struct mcio_plan_s, sink));
-    p->fh = fh;
-    p->my_domain = -1;
-    p->own_access = 1;
-    p->depth = 1;
-    p->read_first = 1;
-}
-
 int mcio_engine_read_first(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
                            const int64_t *mem, char *base, int local_status,
                            const char *local_detail, char detail[MCIO_DETAIL_LEN])
@@ -1037,14 +1037,12 @@ int mcio_engine_read_first(mcio_file fh, int64_t count, const int64_t *off, cons
     }
     mcio_engine_plan_clear(&p);
     /* The statistics, with this rank's times: made when they are asked for (they plan the own
-     * access again: 10-20 us a call at 8 ranks on 2 cores, where the read is 0.4 ms), from the
-     * gathered records, which stay until the next call; at once for a failed call. */
+     * access again and model its memory: 0.5-0.9 us of a warm call on MPICH at 2 ranks, more
+     * where ranks share cores), from the gathered records, which stay until the next call. */
     fh->deferred_times = (mcio_call_times){
         .metadata = ns_since(t1) + (int64_t)((t1 - t0) * 1e9) - t.io, .io = t.io,
         .total = ns_since(t0)};
     fh->stats_deferred = 1;
-    if (st != MCIO_SUCCESS)
-        mcio_engine_read_first_stats(fh);
     return st;
 }
 
