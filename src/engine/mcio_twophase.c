@@ -753,6 +753,23 @@ static int first_failed(const mcio_file fh)
     return -1;
 }
 
+/* Phase 1's collective: this rank's record (p's summary, its status st, and the memory its
+ * node has now: the application may have taken some since the open; where it had ample room,
+ * a reading of the last half second stands, memory_ample) into every rank's fh->summaries.
+ * Returns the agreed status, the lowest failing rank's with its detail. where: this rank's
+ * memory source under MCIO_STATS, or NULL. */
+static int gather_records(mcio_file fh, const struct mcio_plan_s *p, int st, char *where,
+                          char detail[MCIO_DETAIL_LEN])
+{
+    mcio_summary mine = mcio_extents_summary(p->ext, p->next);
+    mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st, {0}};
+    mcio_machine_memory_read(&fh->machine, p->next, memory_ample(fh), rec.mem, where);
+    count_kept_as_free(fh, rec.mem);
+    mcio_file_gather_records(fh, &rec);
+    int failed = first_failed(fh);
+    return failed >= 0 ? mcio_engine_agree_from(fh->comm, failed, st, detail) : MCIO_SUCCESS;
+}
+
 /* The key of every rank's memory words in the gathered records. */
 static uint64_t memory_key(const mcio_file fh)
 {
@@ -803,22 +820,12 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
         st = mcio_extents_normalize(count, off, len, mem, write, &p->ext, &p->next, detail);
 
     /* 1. Metadata: the summaries, whose status field agrees on bad arguments. */
-    mcio_summary mine = mcio_extents_summary(p->ext, p->next);
-    mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st, {0}};
-    /* With the memory each node has now (the application may have taken some since the open;
-     * where it had ample room, a reading of the last half second stands: memory_ample). */
     char where[MCIO_MEM_WHERE_LEN] = "";
-    mcio_machine_memory_read(&fh->machine, p->next, memory_ample(fh), rec.mem,
-                             fh->stats_on ? where : NULL);
-    count_kept_as_free(fh, rec.mem);
     if (!run_next) /* a persistent plan records none: a read first's first, from its records */
         mcio_engine_read_first_stats(fh);
-    mcio_file_gather_records(fh, &rec);
-    int failed = first_failed(fh);
-    if (failed >= 0) {
-        st = mcio_engine_agree_from(fh->comm, failed, st, detail);
+    st = gather_records(fh, p, st, fh->stats_on ? where : NULL, detail);
+    if (st != MCIO_SUCCESS)
         goto fail;
-    }
     combine_memory(fh, where, write);
     summaries_counted(fh, p);
     double t1 = PMPI_Wtime();
@@ -1020,28 +1027,20 @@ int mcio_engine_read_first(mcio_file fh, int64_t count, const int64_t *off, cons
     mcio_exec_times t = {0};
     if (st == MCIO_SUCCESS)
         st = mcio_exec_own.run(&p, 0, base, &t, detail);
-    double t1 = PMPI_Wtime();
-    mcio_summary mine = mcio_extents_summary(p.ext, p.next);
-    mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st, {0}};
-    mcio_machine_memory_read(&fh->machine, p.next, memory_ample(fh), rec.mem, NULL);
-    count_kept_as_free(fh, rec.mem);
-    mcio_file_gather_records(fh, &rec);
-    int failed = first_failed(fh);
-    if (failed >= 0) {
-        st = mcio_engine_agree_from(fh->comm, failed, st, detail);
-        fh->read_first = 0;
-    } else {
+    st = gather_records(fh, &p, st, NULL, detail);
+    if (st == MCIO_SUCCESS) {
         combine_memory(fh, "", 0);
         fh->read_first =
             fh->hints.strategy != MCIO_STRATEGY_AUTO || choice_key(fh) == fh->chosen[0].key;
+    } else {
+        fh->read_first = 0;
     }
     mcio_engine_plan_clear(&p);
     /* The statistics, with this rank's times: made when they are asked for (they plan the own
      * access again and model its memory: 0.5-0.9 us of a warm call on MPICH at 2 ranks, more
      * where ranks share cores), from the gathered records, which stay until the next call. */
-    fh->deferred_times = (mcio_call_times){
-        .metadata = ns_since(t1) + (int64_t)((t1 - t0) * 1e9) - t.io, .io = t.io,
-        .total = ns_since(t0)};
+    int64_t total = ns_since(t0);
+    fh->deferred_times = (mcio_call_times){.metadata = total - t.io, .io = t.io, .total = total};
     fh->stats_deferred = 1;
     return st;
 }
