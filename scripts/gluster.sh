@@ -66,10 +66,17 @@ make_netns() {
     echo 1 >"$RUN/made-netns"
   fi
   ip -n "$NS" link set lo up
-  ip -n "$NS" addr show dev lo | grep -q "inet $NS_ADDR/" || ip -n "$NS" addr add "$NS_ADDR/32" dev lo
+  # `replace` adds the address or leaves it be. (A test of `addr show | grep -q` failed here under
+  # pipefail when grep, done at its match, closed the pipe before ip's last line: ip died of
+  # SIGPIPE, the address was added twice, "Address already assigned", and CI stopped at 0 s.)
+  ip -n "$NS" addr replace "$NS_ADDR/32" dev lo
 }
 vol_exists() { g volume info "$1" >/dev/null 2>&1; }
-vol_started() { g volume info "$1" 2>/dev/null | grep -q '^Status: Started'; }
+# Outputs are read whole, never piped to a reader that stops early (grep -q, head): under pipefail
+# the writer's SIGPIPE would fail the test (make_netns).
+vol_started() { local info; info=$(g volume info "$1" 2>/dev/null) && grep -q '^Status: Started' <<<"$info"; }
+# The pid of the brick at host:path of volume $1, from `volume status` (empty when not running).
+brick_status_pid() { g volume status "$1" "$(host_addr):$2" 2>/dev/null | awk '/^Brick/ && !p { print $NF; p = 1 }'; }
 
 install_missing() {
   local need=()
@@ -156,7 +163,7 @@ brick_pid() { # vol n
   local vol=$1 n=$2 path pid
   path=$(g volume info "$vol" | sed -n "s/^Brick$n: [^:]*://p")
   [ -n "$path" ] || die "volume $vol has no brick $n"
-  pid=$(g volume status "$vol" "$(host_addr):$path" 2>/dev/null | awk '/^Brick/ { print $NF }' | head -1)
+  pid=$(brick_status_pid "$vol" "$path")
   [[ "$pid" =~ ^[0-9]+$ ]] && [ "$pid" -gt 0 ] || die "brick $n of $vol ($path) is not running"
   echo "$pid"
 }
@@ -185,7 +192,7 @@ brick_pid_of() { # file [offset]: the pid of the brick that holds the shard of f
   fi
   [ -n "$path" ] || die "cannot tell which brick holds $file (not on a GlusterFS mount?)"
   for vol in "$VOL" "$SMALL"; do
-    pid=$(g volume status "$vol" "$(host_addr):$path" 2>/dev/null | awk '/^Brick/ { print $NF }' | head -1)
+    pid=$(brick_status_pid "$vol" "$path")
     if [[ "$pid" =~ ^[0-9]+$ ]] && [ "$pid" -gt 0 ]; then echo "$pid"; return 0; fi
   done
   die "the brick $path of $file is not running"
