@@ -242,6 +242,7 @@ typedef struct job {
     mcio_memplan d;
     char source[MCIO_MEM_WHERE_LEN + 16]; /* where the nodes' memory figure came from */
     int64_t *ext;            /* [n] extents per rank (the cost model), NULL above MAX_COUNTED */
+    int64_t *calls;          /* [n] own access's system calls per rank (mcio_own_calls), idem */
     mcio_cost_table cost;    /* --costs, or the defaults of the file system's kind */
     mcio_cost_choice choice; /* what the default strategy (auto) would run */
     int chose;               /* the cost model could price the job */
@@ -262,6 +263,7 @@ static void job_free(job *j)
     free(j->used);
     free(j->aggs);
     free(j->ext);
+    free(j->calls);
 }
 
 /* The ranks' summaries and the nodes' memory. Returns 0, or the exit status after a message. */
@@ -313,10 +315,36 @@ static int job_describe(job *j)
     return 0;
 }
 
+/* A rank's extents as the engine counts them, one at a time in file order: normalized (those
+ * adjacent in file and memory merged; mem -1: memory packed in file order), and own access's
+ * system calls (mcio_own_pack_end's runs of extents). */
+typedef struct counter {
+    int64_t extents, calls;
+    int64_t end, mem_end; /* where the last extent ends in the file and in memory */
+    int64_t last, before; /* the last extent's length (merged so far); its run's bytes before it */
+} counter;
+
 static void count_extent(void *ctx, int64_t off, int64_t len, int64_t mem)
 {
-    (void)off, (void)len, (void)mem;
-    ++*(int64_t *)ctx;
+    counter *c = ctx;
+    if (mem < 0)
+        mem = c->mem_end; /* packed: each extent where the last one ended */
+    int file_next = c->extents > 0 && off == c->end;
+    if (file_next && mem == c->mem_end) { /* merged into the last extent */
+        c->last += len;
+        if (c->before > 0 && c->before + c->last > MCIO_OWN_PACK)
+            c->calls++, c->before = 0; /* too long for its run now: it starts one */
+    } else {
+        int64_t run = c->before + c->last;
+        if (file_next && run + len <= MCIO_OWN_PACK)
+            c->before = run;
+        else
+            c->calls++, c->before = 0;
+        c->extents++;
+        c->last = len;
+    }
+    c->end = off + len;
+    c->mem_end = mem + len;
 }
 
 /* The cost model's choice for the job, as the engine makes it with strategy auto (the engine
@@ -353,17 +381,21 @@ static int job_choose(job *j)
     j->cost.caches = j->o.caches;
     j->cost.remote = j->o.fs.remote;
     const pattern *p = patterns_find(j->o.pattern);
-    if (j->n <= MAX_COUNTED && p && (j->ext = calloc((size_t)j->n, sizeof(int64_t)))) {
+    if (j->n <= MAX_COUNTED && p && (j->ext = calloc((size_t)j->n, sizeof(int64_t))) &&
+        (j->calls = calloc((size_t)j->n, sizeof(int64_t)))) {
         pattern_args a = {.size = j->o.size, .transfer = j->o.transfer,
                           .random_max = j->o.random_max, .seed = (uint64_t)j->o.seed};
         patterns_grid(j->n, a.dims);
-        for (int r = 0; r < j->n; r++)
-            if (p->extents(&a, r, j->n, count_extent, &j->ext[r]) != 0)
-                j->ext[r] = 1;
+        for (int r = 0; r < j->n; r++) {
+            counter c = {0};
+            int bad = p->extents(&a, r, j->n, count_extent, &c) != 0;
+            j->ext[r] = bad ? 1 : c.extents;
+            j->calls[r] = bad ? 1 : c.calls;
+        }
     }
     mcio_topology topo = {.nprocs = j->n, .nnodes = j->nn, .node_of_rank = j->node,
                           .socket_of_rank = j->sock, .sockets_per_node = 1, .node_mem = j->mem,
-                          .rank_extents = j->ext};
+                          .rank_extents = j->ext, .rank_calls = j->calls};
     const mcio_hints *h = &j->o.hints;
     int64_t stripe = j->params.stripe, unit = mcio_pipeline_unit(2, stripe, 4096);
     mcio_cost_inputs in = {

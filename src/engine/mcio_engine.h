@@ -43,11 +43,12 @@ static inline int64_t ns_since(double t0)
  * every rank, and the memory probe costs no collective of its own). A read that moved its
  * bytes first (mcio_engine_read_first) gathers it after them: the status is then its read's
  * too. */
-enum { MCIO_RECORD_WORDS = 4 + MCIO_PROBE_FIELDS };
+enum { MCIO_RECORD_WORDS = 5 + MCIO_PROBE_FIELDS };
 typedef struct mcio_rank_record {
     int64_t start, end, bytes;     /* as mcio_summary */
     int64_t status;                /* this rank's argument check: MCIO_SUCCESS or an error */
     int64_t mem[MCIO_PROBE_FIELDS]; /* mcio_machine_memory_read */
+    int64_t calls;                 /* its own access's system calls (mcio_own_calls) */
 } mcio_rank_record;
 _Static_assert(sizeof(mcio_rank_record) == MCIO_RECORD_WORDS * sizeof(int64_t),
                "allgathered as MCIO_RECORD_WORDS MPI_INT64_T");
@@ -345,6 +346,9 @@ void mcio_engine_read_first_stats(mcio_file fh);
 
 /* The ranks' summaries of the call as an array of nprocs + 1 (NULL: out of memory). Local. */
 mcio_summary *mcio_engine_summaries(const mcio_file fh);
+/* The gathered records' own-access calls per rank (mcio_topology.rank_calls), malloc'd; NULL
+ * when out of memory. */
+int64_t *mcio_engine_rank_calls(const mcio_file fh);
 
 /*
  * Collective: build a plan. mem[i] is extent i's memory displacement (packed offset, or an

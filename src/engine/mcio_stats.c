@@ -40,12 +40,13 @@ int mcio_stats_model(mcio_file fh, mcio_plan p)
 {
     int nn = fh->machine.nnodes;
     mcio_summary *sum = mcio_engine_summaries(fh);
+    int64_t *calls = mcio_engine_rank_calls(fh);
     mcio_memmodel_node *model = malloc(((size_t)nn + 1) * sizeof *model);
     p->mem_model = malloc(((size_t)nn + 1) * 2 * sizeof(int64_t));
-    int st = sum && model && p->mem_model ? MCIO_SUCCESS : MCIO_ERR_NOMEM;
+    int st = sum && calls && model && p->mem_model ? MCIO_SUCCESS : MCIO_ERR_NOMEM;
     mcio_topology topo = {.nprocs = fh->nprocs, .nnodes = nn,
                           .node_of_rank = fh->machine.node_of_rank,
-                          .rank_extents = fh->machine.rank_extents};
+                          .rank_extents = fh->machine.rank_extents, .rank_calls = calls};
     if (st == MCIO_SUCCESS)
         st = mcio_memmodel(&topo, sum, &p->fd, p->slots, p->own_access, model);
     for (int j = 0; st == MCIO_SUCCESS && j < nn; j++) {
@@ -54,6 +55,7 @@ int mcio_stats_model(mcio_file fh, mcio_plan p)
         p->mem_model[nn + j] = used >= 0 ? used + model[j].peak : -1;
     }
     free(sum);
+    free(calls);
     free(model);
     return st;
 }

@@ -453,10 +453,11 @@ static uint64_t key_word(uint64_t h, int64_t w)
 }
 
 /* The key of what the cost model's choice depends on and a call may change: the summaries,
- * the extents per rank and each node's memory to 1/16 (it moves by pages from call to call;
- * mcio_cost_replan checks a choice taken again against the exact figures). The rest of its
- * inputs (hints, cost table, machine) change only with mcio_file_set_hints, which forgets the
- * choices. Every rank computes it from the same allgathered inputs: the same key everywhere. */
+ * the extents and own access's calls per rank and each node's memory to 1/16 (it moves by
+ * pages from call to call; mcio_cost_replan checks a choice taken again against the exact
+ * figures). The rest of its inputs (hints, cost table, machine) change only with
+ * mcio_file_set_hints, which forgets the choices. Every rank computes it from the same
+ * allgathered inputs: the same key everywhere. */
 static uint64_t choice_key(const mcio_file fh)
 {
     uint64_t h = 0;
@@ -464,7 +465,7 @@ static uint64_t choice_key(const mcio_file fh)
     for (int r = 0; r < fh->nprocs; r++) {
         const mcio_rank_record *s = &fh->summaries[r];
         h = key_word(key_word(key_word(h, s->start), s->end), s->bytes);
-        h = key_word(h, extents ? extents[r] : -1);
+        h = key_word(key_word(h, extents ? extents[r] : -1), s->calls);
     }
     for (int j = 0; fh->node_budget && j < fh->machine.nnodes; j++)
         h = key_word(h, memory_bucket(fh->node_budget[j]));
@@ -538,13 +539,26 @@ mcio_summary *mcio_engine_summaries(const mcio_file fh)
     return sum;
 }
 
+int64_t *mcio_engine_rank_calls(const mcio_file fh)
+{
+    int64_t *calls = malloc(((size_t)fh->nprocs + 1) * sizeof *calls);
+    for (int r = 0; calls && r < fh->nprocs; r++)
+        calls[r] = fh->summaries[r].calls;
+    return calls;
+}
+
 /* Phase 2, pure: the summaries into a plan (or, with romio_cb_* disable, the own-access
  * plan), the same on every rank. With strategy auto, the cost model chooses how. */
 static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
 {
+    int choose = fh->hints.strategy == MCIO_STRATEGY_AUTO;
     mcio_summary *sum = mcio_engine_summaries(fh);
-    if (!sum)
+    int64_t *calls = choose ? mcio_engine_rank_calls(fh) : NULL;
+    if (!sum || (choose && !calls)) {
+        free(sum);
+        free(calls);
         return MCIO_ERR_NOMEM;
+    }
     mcio_topology topo = {.nprocs = fh->nprocs,
                           .nnodes = fh->machine.nnodes,
                           .node_of_rank = fh->machine.node_of_rank,
@@ -552,11 +566,12 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
                           .sockets_per_node = fh->machine.sockets_per_node,
                           .net = &fh->machine.net,
                           .node_mem = fh->node_budget,
-                          .rank_extents = fh->machine.rank_extents};
+                          .rank_extents = fh->machine.rank_extents,
+                          .rank_calls = calls};
     p->depth = fh->hints.pipeline_depth;
     p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
     int st;
-    if (fh->hints.strategy == MCIO_STRATEGY_AUTO)
+    if (choose)
         st = plan_chosen(fh, p, &topo, sum, write);
     else
         st = p->own_access ? mcio_planner_own(fh->nprocs, sum, &p->fd)
@@ -565,6 +580,7 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
     for (int r = 0; r < fh->nprocs; r++)
         p->total_bytes += sum[r].bytes;
     free(sum);
+    free(calls);
     return st;
 }
 
@@ -762,7 +778,8 @@ static int gather_records(mcio_file fh, const struct mcio_plan_s *p, int st, cha
                           char detail[MCIO_DETAIL_LEN])
 {
     mcio_summary mine = mcio_extents_summary(p->ext, p->next);
-    mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st, {0}};
+    mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st, {0},
+                            mcio_own_calls(p->ext, p->next)};
     mcio_machine_memory_read(&fh->machine, p->next, memory_ample(fh), rec.mem, where);
     count_kept_as_free(fh, rec.mem);
     mcio_file_gather_records(fh, &rec);

@@ -380,6 +380,83 @@ out:
     mt.ctx = NULL;
 }
 
+/*
+ * Own access (romio_cb_write/read disable) of rows that meet in the file but not in memory,
+ * as FLASH-IO's rows between guard cells: packed through a buffer of MCIO_OWN_PACK bytes
+ * (1 MiB), one system call per buffer. Per rank, 1,200 rows of 1,000 bytes (two buffers), a
+ * 7-byte gap in the file, 100 more rows, a piece larger than the buffer (alone), then 3 rows
+ * after it; the memory of each in another place of an arena with guard bytes between (place: the first two
+ * meet in memory too). Every byte of the file and of the arena read back is checked, guards
+ * included.
+ */
+static void gen_rows(int r, int n, mt_extents *e)
+{
+    (void)n;
+    enum { ROW = 1000, PACK = 1 << 20 }; /* PACK: mcio_planner.h's MCIO_OWN_PACK */
+    memset(e, 0, sizeof *e);
+    int64_t at = (int64_t)r * (1300 * ROW + PACK + 4 * ROW + 64);
+    for (int i = 0; i < 1300; i++, at += ROW) {
+        if (i == 1200)
+            at += 7;
+        mt_ext_push(e, at, ROW);
+    }
+    mt_ext_push(e, at, PACK + 5);
+    at += PACK + 5;
+    for (int i = 0; i < 3; i++, at += ROW)
+        mt_ext_push(e, at, ROW);
+}
+
+static void test_own_pack(void)
+{
+    int n = mt.nprocs, me = mt.rank;
+    char path[512];
+    mt.ctx = "own access, packed";
+    mt_path(path, sizeof path, "own-pack");
+    mt_extents *all = calloc((size_t)n, sizeof *all);
+    gen_all(gen_rows, all);
+    const mt_extents *e = &all[me];
+    int64_t size = mt_ext_end(&all[n - 1]) + 100;
+    mt_prefill(path, size);
+    MPI_Info info = mt_info("romio_cb_write", "disable", "romio_cb_read", "disable", NULL);
+    mcio_file fh;
+    if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh)) != MCIO_SUCCESS)
+        goto out;
+    int64_t *pos = mt_malloc((size_t)e->n * sizeof(int64_t));
+    int64_t arena_len = place(e, pos);
+    uint8_t *arena = mt_malloc((size_t)arena_len), *back = mt_malloc((size_t)arena_len);
+    const void **waddr = mt_malloc((size_t)e->n * sizeof(void *));
+    void **raddr = mt_malloc((size_t)e->n * sizeof(void *));
+    memset(arena, GUARD, (size_t)arena_len);
+    memset(back, GUARD, (size_t)arena_len);
+    for (int64_t i = 0; i < e->n; i++) {
+        for (int64_t j = 0; j < e->len[i]; j++)
+            arena[pos[i] + j] = mt_data(e->off[i] + j, 1);
+        waddr[i] = arena + pos[i];
+        raddr[i] = back + pos[i];
+    }
+    if (CHECK_OK(mcio_writev_at_all(fh, e->n, e->off, e->len, waddr)) == MCIO_SUCCESS) {
+        mcio_stats s;
+        mcio_file_get_stats(fh, &s);
+        CHECKF(s.rounds == 0 && s.max_buffer_bytes == 0,
+               "romio_cb_write disable, yet %d rounds of %" PRId64 " bytes", s.rounds,
+               s.max_buffer_bytes);
+    }
+    MT_VERIFY_FILE(path, size, all, n, 1);
+    if (CHECK_OK(mcio_readv_at_all(fh, e->n, e->off, e->len, raddr)) == MCIO_SUCCESS)
+        MT_COMPARE(back, arena, arena_len, 0, "own access's readv (guards included)");
+    CHECK_OK(mcio_file_close(&fh));
+    free(pos);
+    free(arena);
+    free(back);
+    free(waddr);
+    free(raddr);
+out:
+    MPI_Info_free(&info);
+    mt_ext_free_all(all, n);
+    mt_remove(path);
+    mt.ctx = NULL;
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "mpi_plan");
@@ -413,5 +490,6 @@ int main(int argc, char **argv)
         test_plans("posix");
         test_iovec("mpiio");
     }
+    test_own_pack();
     return mt_finish();
 }

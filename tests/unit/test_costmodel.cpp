@@ -37,7 +37,7 @@ struct Job {
                              .node_of_rank = node.data(), .socket_of_rank = nullptr,
                              .sockets_per_node = 1, .net = nullptr,
                              .node_mem = mem.empty() ? nullptr : mem.data(),
-                             .rank_extents = ext.data()};
+                             .rank_extents = ext.data(), .rank_calls = nullptr};
         mcio_hints h = mcio_hints_default(); /* 16 MiB buffers, automatic, Nah 4, ... */
         mcio_planner_params p = mcio_hints_planner_params(&h, write);
         in = mcio_cost_inputs{.topo = &topo, .sum = sum.data(), .write = write, .params = p,
@@ -186,6 +186,47 @@ TEST(CostModel, AggregationWinsOnManySmallExtentsBehindTheNetwork)
     ind.depth = 1;
     ASSERT_EQ(mcio_cost_predict(&j.in, &ind), MCIO_SUCCESS);
     EXPECT_NEAR(ind.seconds, 4096 * 200e-6 + 512 * KiB * 8.0 / 300e6 + 1e-5, 1e-9);
+}
+
+TEST(CostModel, OwnAccessPacksPiecesThatMeetInTheFile)
+{
+    /* The same FLASH-IO-like blocks, their 4096 rows adjacent in the file: own access packs
+     * them, one call per rank (its 512 KiB fit one buffer). The packing's copy is each rank's
+     * own work, beside the network's share that the node's streams wait for. */
+    Job j = blocks(512 * KiB, 4096);
+    std::vector<int64_t> calls(8, 1);
+    j.cost = table(200e-6, 1.0 / 300e6, 8.0 / 300e6, 20e-6);
+    j.finish(1);
+    j.topo.rank_calls = calls.data();
+    EXPECT_NEAR(independent_seconds(j), 200e-6 + 512 * KiB * 8.0 / 300e6 + 1e-5, 1e-9);
+    /* Where a rank alone is the longest (the node's share as cheap as one stream), it packs. */
+    j.cost = table(200e-6, 1.0 / 300e6, 1.0 / 300e6, 20e-6);
+    EXPECT_NEAR(independent_seconds(j),
+                200e-6 + 512 * KiB / 300e6 + 512 * KiB * 1e-10 + 1e-5, 1e-9);
+    j.cost = table(200e-6, 1.0 / 300e6, 8.0 / 300e6, 20e-6);
+    EXPECT_TRUE(decide(j).best.independent) << name(decide(j).best);
+    /* More calls than extents say nothing the extents do not: one call per extent. */
+    std::fill(calls.begin(), calls.end(), 5000);
+    EXPECT_NEAR(independent_seconds(j), 4096 * 200e-6 + 512 * KiB * 8.0 / 300e6 + 1e-5, 1e-9);
+}
+
+TEST(CostModel, AnExchangesPiecesCostTheDatatypeEngine)
+{
+    /* AggregatedPredictionByHand's two interleaved ranks: rank 1's two pieces go to rank 0 in
+     * one message, a datatype of two blocks that rank 1 packs and rank 0 unpacks. The
+     * aggregator's side is the call's longest: the call costs two blocks more. */
+    Job k;
+    k.node = {0, 0};
+    k.sum = {mcio_summary{0, 96 * KiB, 64 * KiB}, mcio_summary{32 * KiB, 128 * KiB, 64 * KiB}};
+    k.ext = {2, 2};
+    k.cost = table(1e-3, 1e-9, 8e-9, 2e-5);
+    k.finish(1);
+    mcio_cost_config agg = romio(1, 1);
+    ASSERT_EQ(mcio_cost_predict(&k.in, &agg), MCIO_SUCCESS);
+    double without = agg.seconds;
+    k.cost.piece = 3e-6;
+    ASSERT_EQ(mcio_cost_predict(&k.in, &agg), MCIO_SUCCESS);
+    EXPECT_NEAR(agg.seconds - without, 2 * 3e-6, 1e-12);
 }
 
 TEST(CostModel, InterleavedSegmentsAggregateAndMoreAggregatorsShareTheBandwidth)

@@ -263,4 +263,32 @@ TEST(Extents, SummaryOfNormalizedUnsortedList)
     EXPECT_EQ(s.bytes, 130);
 }
 
+TEST(Extents, OwnAccessPacksPiecesThatMeetInTheFileUpToItsBuffer)
+{
+    /* Rows of 128 bytes between guard cells: adjacent in the file, 64 bytes apart in memory
+     * (normalization keeps them apart), then a gap in the file. */
+    std::vector<mcio_extent> e;
+    for (int i = 0; i < 3; i++)
+        e.push_back(mcio_extent{1000 + 128 * i, 128, 192 * i});
+    e.push_back(mcio_extent{5000, 128, 1000}); /* a gap before it: a call of its own */
+    EXPECT_EQ(mcio_own_pack_end(e.data(), 0, 4), 3);
+    EXPECT_EQ(mcio_own_pack_end(e.data(), 3, 4), 4);
+    EXPECT_EQ(mcio_own_calls(e.data(), 4), 2);
+    EXPECT_EQ(mcio_own_calls(e.data(), 0), 0);
+    /* A run longer than the buffer: as many calls as buffers it fills (whole pieces each). */
+    const int64_t row = 96 * 1024, rows = 2 * MCIO_OWN_PACK / row + 1; /* 10 rows a buffer */
+    std::vector<mcio_extent> run;
+    for (int64_t i = 0; i < rows; i++)
+        run.push_back(mcio_extent{row * i, row, 2 * row * i});
+    int64_t per = MCIO_OWN_PACK / row;
+    EXPECT_EQ(mcio_own_pack_end(run.data(), 0, rows), per);
+    EXPECT_EQ(mcio_own_calls(run.data(), rows), (rows + per - 1) / per);
+    /* A piece beyond the buffer goes alone, and the one after it starts the next call. */
+    std::vector<mcio_extent> big = {{0, 3 * MCIO_OWN_PACK, 0},
+                                    {3 * MCIO_OWN_PACK, 10, 4 * MCIO_OWN_PACK},
+                                    {3 * MCIO_OWN_PACK + 10, 10, 5 * MCIO_OWN_PACK}};
+    EXPECT_EQ(mcio_own_pack_end(big.data(), 0, 3), 1);
+    EXPECT_EQ(mcio_own_calls(big.data(), 3), 2);
+}
+
 } // namespace

@@ -23,7 +23,7 @@ struct Case {
         return mcio_topology{.nprocs = (int)node.size(), .nnodes = (int)mem.size(),
                              .node_of_rank = node.data(), .socket_of_rank = nullptr,
                              .sockets_per_node = 1, .net = nullptr, .node_mem = mem.data(),
-                             .rank_extents = nullptr};
+                             .rank_extents = nullptr, .rank_calls = nullptr};
     }
 };
 
@@ -124,6 +124,11 @@ TEST(MemModel, CountsBuffersSubBuffersAndMetadata)
     t.rank_extents = many.data();
     ASSERT_EQ(mcio_memmodel(&t, c.sum.data(), &r, nullptr, 0, m.data()), MCIO_SUCCESS);
     EXPECT_GT(m[0].metadata, few + 4 * 4095 * (int64_t)sizeof(mcio_piece));
+    /* Own access packs pieces that meet in the file: a packing buffer per rank that does. */
+    std::vector<int64_t> calls = {1, 4096, 2, 4096};
+    t.rank_calls = calls.data();
+    ASSERT_EQ(mcio_memmodel(&t, c.sum.data(), &r, nullptr, 1, m.data()), MCIO_SUCCESS);
+    EXPECT_EQ(m[0].buffers, 2 * MCIO_OWN_PACK);
     mcio_fdplan_free(&r);
 }
 

@@ -18,7 +18,9 @@
  * (romio.c, or the auto strategy's memory plan, then pipeline.c's sub-buffers): for each file
  * domain, the messages and bytes its aggregator receives (or sends, on reads) and its file
  * calls; the call's time is the slowest aggregator's, or the slowest sender's. An independent
- * candidate costs each rank one file call per extent. Ranks of a node that access the file at
+ * candidate costs each rank one file call per extent, or per packing buffer where its pieces
+ * meet in the file but not in memory (topo->rank_calls: the engine packs them, their bytes
+ * copied once more). Ranks of a node that access the file at
  * once each pay the concurrent figures of the table (interpolated between 1 and conc ranks,
  * and per byte proportionally beyond conc: the node's bandwidth is shared). Collectives the
  * engine adds beyond the summaries' allgather are counted (coll each): four for an aggregated
@@ -57,6 +59,13 @@
  * took 1.4x longer through one 16 MiB buffer than through 4 MiB rounds (docs/performance.md,
  * ninth pass).
  *
+ * A message of a rank's pieces is an MPI datatype with a block per piece: the MPI library's
+ * datatype engine costs the sender (building and packing it) and the aggregator (unpacking)
+ * cost->piece per block, measured at open (MPICH 4.0 here: 30-40 ns a 128-byte block; Open MPI
+ * 4.1: 10-35). Without it FLASH-IO's aggregated write at 2 ranks on MPICH was predicted 0.35
+ * ms and took 0.82 (its 24,576 rows are 128 bytes each: 2 x 6,144 blocks x 40 ns, 0.49 ms);
+ * a rank's pieces are its extents spread evenly over its bytes.
+ *
  * What the model does not see: caches warmed by a previous call, the I/O thread's contention
  * (mcio_io_thread stays the engine's own run-time choice), and servers shared between nodes.
  *
@@ -72,6 +81,7 @@
  *   runner-up      the second fastest candidate that fits: what the choice beat, and by how much
  *   cold           a share of a collective buffer's bytes evicted from the cache between the
  *                  exchange and the file access (cold_buffers)
+ *   piece          one extent of a rank, a block of the datatype of a message it is sent in
  */
 #include <inttypes.h>
 #include <math.h>
@@ -95,6 +105,10 @@ enum { COLL_AGGREGATED = 4, COLL_INDEPENDENT = 1 };
  * by the exchange, read by the file access, each at copy_cold's cost less copy_byte's. */
 #define COLD_PASSES 2
 
+/* The datatype engine's cost per block where it is not measured (MPICH's and Open MPI's,
+ * 128-byte blocks, on this host: mcio_calibrate.c's piece_here). */
+#define DEFAULT_PIECE 20e-9
+
 mcio_cost_table mcio_cost_defaults(int remote)
 {
     /* Orders of magnitude, not measurements: the page cache moves a few GB/s per rank and a
@@ -106,6 +120,7 @@ mcio_cost_table mcio_cost_defaults(int remote)
                          .coll = 50e-6,
                          .copy_byte = 1.0 / 4e9,
                          .copy_cold = 1.0 / 1e9,
+                         .piece = DEFAULT_PIECE,
                          .overlap = 1,
                          .remote = remote,
                          .calibrated = 0,
@@ -182,6 +197,25 @@ static int64_t rank_extents(const mcio_topology *topo, int r)
     return topo->rank_extents && topo->rank_extents[r] > 0 ? topo->rank_extents[r] : 1;
 }
 
+/* Rank r's pieces per byte (its extents over its bytes; 0 where the extents are unknown): a
+ * message of its pieces is a datatype of that many blocks. */
+static double piece_density(const mcio_topology *topo, const mcio_summary *sum, int r)
+{
+    return topo->rank_extents && sum[r].bytes > 0
+               ? (double)rank_extents(topo, r) / (double)sum[r].bytes
+               : 0;
+}
+
+/* The system calls of rank r's own access: fewer than its extents where pieces that meet in
+ * the file are packed (mcio_own_calls). */
+static int64_t rank_calls(const mcio_topology *topo, int r)
+{
+    int64_t e = rank_extents(topo, r);
+    return topo->rank_calls && topo->rank_calls[r] > 0 && topo->rank_calls[r] < e
+               ? topo->rank_calls[r]
+               : e;
+}
+
 /* The time of one stream of file access (a rank's, or an aggregator's) of `calls` calls and
  * `bytes` bytes: alone, and as one of w of its node at once (fs_cost). */
 static void stream_cost(const mcio_cost_table *t, int op, int w, double calls, double bytes,
@@ -197,8 +231,9 @@ static void stream_cost(const mcio_cost_table *t, int op, int w, double calls, d
     *alone = *alone < *shared ? *alone : *shared;
 }
 
-/* The independent candidate: each rank one call per extent, its node's accessing ranks at
- * once. A node's streams share what its client and the servers behind it move at once (the
+/* The independent candidate: each rank one call per extent (per packing buffer where pieces
+ * meet in the file but not in memory, their bytes copied once more), its node's accessing
+ * ranks at once. A node's streams share what its client and the servers behind it move at once (the
  * table's concurrent figures, measured with every stream busy) only while they all run: a
  * rank with more to move than the others ends alone. So a rank takes at least its time alone,
  * and the node at least its streams' shared times over the streams (their mean): for streams
@@ -225,8 +260,13 @@ static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
             continue;
         double alone, t;
         int w = active[topo->node_of_rank[r]];
-        stream_cost(in->cost, op, w, (double)rank_extents(topo, r), (double)in->sum[r].bytes,
-                    &alone, &t);
+        int64_t calls = rank_calls(topo, r);
+        stream_cost(in->cost, op, w, (double)calls, (double)in->sum[r].bytes, &alone, &t);
+        if (calls < rank_extents(topo, r)) { /* packed: the rank's own copy, on its core */
+            double pack = (double)in->sum[r].bytes * in->cost->copy_byte;
+            alone += pack;
+            t += io_is_cpu(in->cost) ? pack : 0;
+        }
         add_sync(in, w, &alone, &t); /* every rank wrote: each syncs its own writes */
         worst = alone > worst ? alone : worst;
         cpu[topo->node_of_rank[r]] += t;
@@ -324,11 +364,12 @@ static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const i
             nmsg -= (double)mcio_fdplan_rounds_met(fd, own[r], s->start, s->end);
             sent -= share_in(s, fd->fd_start[own[r]], fd->fd_end[own[r]]);
         }
-        /* A sender's side: its messages, and its pieces packed into them. Its CPU: the
-         * messages and the packing; a message's bytes are copied once, by the aggregator's
-         * side (Open MPI's and MPICH's single copy between the ranks of a node), where
-         * predict_plan counts them. */
-        double ts = nmsg * t->msg + sent * (t->msg_byte + t->copy_byte);
+        /* A sender's side: its messages, and its pieces packed into them (each a block of
+         * the message's datatype). Its CPU: the messages and the packing; a message's bytes
+         * are copied once, by the aggregator's side (Open MPI's and MPICH's single copy
+         * between the ranks of a node), where predict_plan counts them. */
+        double ts = nmsg * t->msg + sent * (t->msg_byte + t->copy_byte) +
+                    sent * piece_density(in->topo, in->sum, r) * t->piece;
         worst = ts > worst ? ts : worst;
         cpu[in->topo->node_of_rank[r]] += ts - sent * t->msg_byte;
     }
@@ -508,6 +549,12 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
     qsort(ends, (size_t)m, sizeof(int64_t), cmp_i64);
     walk_domains(in, fd, &map, starts, ends, m, bytes, remote, msgs, prefix, own);
     worst = senders(in, fd, prefix, own, cpu);
+    double all_bytes = 0, all_pieces = 0; /* pieces per byte over the ranks */
+    for (int r = 0; r < n; r++) {
+        all_bytes += (double)in->sum[r].bytes;
+        all_pieces += piece_density(topo, in->sum, r) * (double)in->sum[r].bytes;
+    }
+    double density = all_bytes > 0 ? all_pieces / all_bytes : 0;
     for (int d = 0; d < nd; d++)
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
     for (int r = 0; r < n; r++)
@@ -522,7 +569,10 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
             continue;
         int j = topo->node_of_rank[fd->agg_rank[d]], w = aggs[j];
         double rounds = fd->rounds[d], io = iod[d];
-        double ex = msgs[d] * t->msg + remote[d] * t->msg_byte + bytes[d] * t->copy_byte +
+        /* The remote bytes arrive through datatypes of the senders' pieces: the aggregator
+         * unpacks as many blocks as they packed. */
+        double ex = msgs[d] * t->msg + remote[d] * (t->msg_byte + density * t->piece) +
+                    bytes[d] * t->copy_byte +
                     COLD_PASSES * cold[j] * bytes[d] * (t->copy_cold - t->copy_byte);
         double td;
         if (depth > 1) { /* the smaller phase hidden (as far as a core is free for it), but
@@ -876,7 +926,7 @@ static int bad_table(char *why, size_t len, int line, const char *what, const ch
 
 int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date, char *why, size_t len)
 {
-    mcio_cost_table x = {.overlap = -1, .probes = 1, .load = -1};
+    mcio_cost_table x = {.overlap = -1, .piece = DEFAULT_PIECE, .probes = 1, .load = -1};
     unsigned seen = 0; /* bit i: keys[i]; bit NKEYS: date; NKEYS + 1: conc */
     int64_t when = 0;
     int lineno = 0;
@@ -908,6 +958,8 @@ int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date, char *w
                 x.probes = (int)v;
             if (got == 2 && strcmp(key, "load") == 0)
                 x.load = v;
+            if (got == 2 && strcmp(key, "piece") == 0) /* optional: measured at open */
+                x.piece = v;
             if (got == 2 && strcmp(key, "conc") == 0) {
                 if (v < 2 || v > 1 << 20 || v != floor(v))
                     return bad_table(why, len, lineno, "not a whole number from 2 to 2^20", key);

@@ -86,6 +86,23 @@ int mcio_extents_normalize(int64_t count, const int64_t *off, const int64_t *len
     return MCIO_SUCCESS;
 }
 
+int64_t mcio_own_pack_end(const mcio_extent *ext, int64_t i, int64_t n)
+{
+    int64_t j = i + 1, bytes = ext[i].len;
+    while (j < n && ext[j].off == ext[j - 1].off + ext[j - 1].len &&
+           bytes + ext[j].len <= MCIO_OWN_PACK)
+        bytes += ext[j++].len;
+    return j;
+}
+
+int64_t mcio_own_calls(const mcio_extent *ext, int64_t n)
+{
+    int64_t calls = 0;
+    for (int64_t i = 0; i < n; i = mcio_own_pack_end(ext, i, n))
+        calls++;
+    return calls;
+}
+
 mcio_summary mcio_extents_summary(const mcio_extent *ext, int64_t n)
 {
     mcio_summary s = {0, 0, 0};

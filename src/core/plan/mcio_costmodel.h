@@ -36,6 +36,11 @@ typedef struct mcio_cost_table {
     double copy_cold;  /* a memcpy of one byte beyond the cache (a copy of cache bytes, rank 0
                           alone): what a byte of a collective buffer costs a call once more
                           where the node's buffers outgrow the cache */
+    double piece;      /* the MPI library's datatype engine per block of a message's datatype,
+                          beyond its bytes (an hindexed type of 128-byte blocks created,
+                          committed, packed and freed): each piece an exchange sends costs it
+                          the sender and the aggregator. The job's MPI library: set at open,
+                          not cached (a "piece" line pins it, else 20e-9) */
     double overlap;    /* share of the smaller of exchange and file access that a pipeline hides:
                           1 when an aggregator's I/O thread has a core of its own, 0 when the
                           node's cores are all taken by ranks (the job's layout, not the file
@@ -175,10 +180,11 @@ int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *pr
 
 /* Parse text written by mcio_cost_format. Unknown keys are ignored, every known key must be
  * present with a finite non-negative value (conc >= 2); "overlap" (0 to 1) is optional, and
- * -1 when absent; "probes" (>= 1, else 1) and "load" (else -1) are optional. Returns 0 and
- * fills *t (calibrated = 1) and *date, or -1 for malformed or incomplete text (the caller
- * calibrates again), with what is wrong in why (len bytes; may be NULL): the line and key at
- * fault, or the first key missing (a cache written by an older mcio lacks the newer keys). */
+ * -1 when absent; "piece" (else the defaults'), "probes" (>= 1, else 1) and "load" (else -1)
+ * are optional. Returns 0 and fills *t (calibrated = 1) and *date, or -1 for malformed or
+ * incomplete text (the caller calibrates again), with what is wrong in why (len bytes; may be
+ * NULL): the line and key at fault, or the first key missing (a cache written by an older
+ * mcio lacks the newer keys). */
 int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date, char *why, size_t len);
 
 #ifdef __cplusplus

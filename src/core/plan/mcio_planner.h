@@ -98,6 +98,19 @@ int mcio_extents_normalize(int64_t count, const int64_t *off, const int64_t *len
 /* The summary of a normalized extent list. */
 mcio_summary mcio_extents_summary(const mcio_extent *ext, int64_t n);
 
+/* A rank's own access (romio_cb_write/read disable) packs pieces that meet in the file but not
+ * in memory (rows between guard cells) into a buffer of this many bytes, one system call per
+ * buffer (ROMIO's ind_wr_buffer_size is 512 KiB). */
+enum { MCIO_OWN_PACK = 1 << 20 };
+
+/* The end j of the extents [i, j) of a normalized list that one system call of own access
+ * moves: each begins where the one before ends in the file, MCIO_OWN_PACK bytes together at
+ * most; j == i + 1 for an extent that goes alone. */
+int64_t mcio_own_pack_end(const mcio_extent *ext, int64_t i, int64_t n);
+
+/* The system calls of a rank's own access to a normalized list (mcio_own_pack_end's runs). */
+int64_t mcio_own_calls(const mcio_extent *ext, int64_t n);
+
 /* --- romio.c: the classic even split (ROMIO's ADIOI_Calc_file_domains) --- */
 
 /*
@@ -152,6 +165,8 @@ typedef struct mcio_topology {
     const struct mcio_network *net; /* hops and I/O nodes (mcio_network.h); NULL = flat */
     const int64_t *node_mem; /* [nnodes] bytes a node may spend on collective buffers; NULL: no limit */
     const int64_t *rank_extents; /* [nprocs] each rank's extents (the memory model); NULL: unknown */
+    const int64_t *rank_calls;   /* [nprocs] the system calls of each rank's own access
+                                    (mcio_own_calls); NULL: one per extent */
 } mcio_topology;
 
 /* A planning strategy: summaries in, a plan out. Pure; returns 0 or an MCIO_ERR_* code. */

@@ -143,8 +143,11 @@ int mcio_memmodel(const mcio_topology *topo, const mcio_summary *sum, const mcio
             continue;
         int64_t ext = topo->rank_extents && topo->rank_extents[r] > 0 ? topo->rank_extents[r] : 1;
         n->metadata += ext * PIECE_BYTES; /* the normalized extents */
-        if (own_access)
+        if (own_access) {
+            if (topo->rank_calls && topo->rank_calls[r] > 0 && topo->rank_calls[r] < ext)
+                n->buffers += MCIO_OWN_PACK; /* pieces packed for their calls (own_run) */
             continue;
+        }
         /* Its pieces: the extents, cut at every round boundary inside them. */
         int64_t groups = rank_groups(plan, &t, sum[r].start, sum[r].end, ext);
         int64_t pieces = ext + groups;
