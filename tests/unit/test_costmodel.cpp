@@ -628,16 +628,20 @@ TEST(CostModel, DecidePlanHandsOverTheChosenPlan)
     expect_replanned(k);
 }
 
-TEST(CostModel, AggregationOnlyWhereClearlyFasterThanIndependentAccess)
+/* IOR-like segments of 64 KiB, the page cache's figures with calls (cores 0: the node's
+ * cores unknown, the margin of a remote file system) or messages (cores known: the file access
+ * the node's CPU work, where calls stay cheap) dearer and dearer: independent access pays a
+ * call per segment, aggregation an exchange. Wherever the default aggregates, independent
+ * access is predicted at least margin times slower, and the sweep passes through costs where
+ * aggregation is predicted faster, but by less. */
+void aggregation_margin(int cores, double margin)
 {
-    /* IOR-like segments of 64 KiB, the page cache's figures with calls dearer and dearer:
-     * independent access pays a call per segment, aggregation an exchange. Wherever the
-     * default aggregates, independent access is predicted at least 1.1 times slower, and the
-     * sweep passes through calls where aggregation is predicted faster, but by less. */
     int decisive = 0, aggregated = 0;
-    for (double call = 1e-6; call < 1e-2; call *= 1.1) {
+    for (double x = 1e-7; x < 1e-2; x *= 1.1) {
         Job j = interleaved(4 * MiB, 64 * KiB);
-        j.cost = table(call, 1.0 / 2e9, 1.0 / 1.5e9, 5e-6);
+        j.cost = cores ? table(1e-6, 1.0 / 2e9, 1.0 / 1.5e9, x)
+                       : table(x, 1.0 / 2e9, 1.0 / 1.5e9, 5e-6);
+        j.cost.cores = cores;
         j.finish(1);
         mcio_cost_choice c = decide(j);
         double ind = independent_seconds(j);
@@ -646,15 +650,21 @@ TEST(CostModel, AggregationOnlyWhereClearlyFasterThanIndependentAccess)
         mcio_cost_choice agg = decide(j);
         if (!c.best.independent) {
             aggregated++;
-            EXPECT_GE(ind, 1.1 * c.best.seconds) << name(c.best) << " at call " << call;
+            EXPECT_GE(ind, margin * c.best.seconds) << name(c.best) << " at " << x;
         } else if (agg.best.seconds < ind) {
             decisive++; /* aggregation predicted faster, by less than the margin */
-            EXPECT_LT(ind, 1.1 * agg.best.seconds) << "at call " << call;
-            EXPECT_EQ(name(c.runner_up), name(agg.best)) << "at call " << call;
+            EXPECT_LT(ind, margin * agg.best.seconds) << "at " << x;
+            EXPECT_EQ(name(c.runner_up), name(agg.best)) << "at " << x;
         }
     }
-    EXPECT_GT(decisive, 0);
-    EXPECT_GT(aggregated, 0);
+    EXPECT_GT(decisive, 0) << cores << " cores";
+    EXPECT_GT(aggregated, 0) << cores << " cores";
+}
+
+TEST(CostModel, AggregationOnlyWhereClearlyFasterThanIndependentAccess)
+{
+    aggregation_margin(0, 1.1);
+    aggregation_margin(8, 1.3); /* the file access the node's CPU work: 1.3 */
 }
 
 TEST(CostModel, AChoiceTakenAgainIsCheckedAgainstTheMemoryNow)
