@@ -315,36 +315,56 @@ static int job_describe(job *j)
     return 0;
 }
 
-/* A rank's extents as the engine counts them, one at a time in file order: normalized (those
- * adjacent in file and memory merged; mem -1: memory packed in file order), and own access's
- * system calls (mcio_own_pack_end's runs of extents). */
-typedef struct counter {
-    int64_t extents, calls;
-    int64_t end, mem_end; /* where the last extent ends in the file and in memory */
-    int64_t last, before; /* the last extent's length (merged so far); its run's bytes before it */
-} counter;
+/* A rank's extents as its pattern emits them, in arrays for mcio_extents_normalize (mem -1:
+ * the rank's memory packed in extent order); nomem: an array could not grow. */
+typedef struct collected {
+    int64_t n, cap, packed, *off, *len, *mem;
+    int nomem;
+} collected;
 
-static void count_extent(void *ctx, int64_t off, int64_t len, int64_t mem)
+static void collect_extent(void *ctx, int64_t off, int64_t len, int64_t mem)
 {
-    counter *c = ctx;
-    if (mem < 0)
-        mem = c->mem_end; /* packed: each extent where the last one ended */
-    int file_next = c->extents > 0 && off == c->end;
-    if (file_next && mem == c->mem_end) { /* merged into the last extent */
-        c->last += len;
-        if (c->before > 0 && c->before + c->last > MCIO_OWN_PACK)
-            c->calls++, c->before = 0; /* too long for its run now: it starts one */
-    } else {
-        int64_t run = c->before + c->last;
-        if (file_next && run + len <= MCIO_OWN_PACK)
-            c->before = run;
-        else
-            c->calls++, c->before = 0;
-        c->extents++;
-        c->last = len;
+    collected *c = ctx;
+    if (c->n == c->cap) {
+        int64_t cap = c->cap ? 2 * c->cap : 1024;
+        int64_t *o = realloc(c->off, (size_t)cap * sizeof *o);
+        c->off = o ? o : c->off;
+        int64_t *l = realloc(c->len, (size_t)cap * sizeof *l);
+        c->len = l ? l : c->len;
+        int64_t *m = realloc(c->mem, (size_t)cap * sizeof *m);
+        c->mem = m ? m : c->mem;
+        if (!o || !l || !m) {
+            c->nomem = 1;
+            return;
+        }
+        c->cap = cap;
     }
-    c->end = off + len;
-    c->mem_end = mem + len;
+    c->off[c->n] = off;
+    c->len[c->n] = len;
+    c->mem[c->n++] = mem < 0 ? c->packed : mem;
+    c->packed += len;
+}
+
+/* Rank r's extents and own access's system calls as the engine counts them: its pattern's
+ * extents normalized (mcio_extents_normalize), then mcio_own_calls. 1 and 1 where they cannot
+ * be had. */
+static void count_rank(const pattern *p, const pattern_args *a, int r, int n, collected *c,
+                       int64_t *extents, int64_t *calls)
+{
+    mcio_extent *ext = NULL;
+    int64_t next = 0;
+    char detail[MCIO_DETAIL_LEN];
+    c->n = c->packed = 0;
+    c->nomem = 0;
+    *extents = *calls = 1;
+    if (p->extents(a, r, n, collect_extent, c) == 0 && !c->nomem &&
+        mcio_extents_normalize(c->n, c->off, c->len, c->mem, 0, &ext, &next, detail) ==
+            MCIO_SUCCESS &&
+        next > 0) {
+        *extents = next;
+        *calls = mcio_own_calls(ext, next);
+    }
+    free(ext);
 }
 
 /* The cost model's choice for the job, as the engine makes it with strategy auto (the engine
@@ -386,12 +406,12 @@ static int job_choose(job *j)
         pattern_args a = {.size = j->o.size, .transfer = j->o.transfer,
                           .random_max = j->o.random_max, .seed = (uint64_t)j->o.seed};
         patterns_grid(j->n, a.dims);
-        for (int r = 0; r < j->n; r++) {
-            counter c = {0};
-            int bad = p->extents(&a, r, j->n, count_extent, &c) != 0;
-            j->ext[r] = bad ? 1 : c.extents;
-            j->calls[r] = bad ? 1 : c.calls;
-        }
+        collected c = {0};
+        for (int r = 0; r < j->n; r++)
+            count_rank(p, &a, r, j->n, &c, &j->ext[r], &j->calls[r]);
+        free(c.off);
+        free(c.len);
+        free(c.mem);
     }
     mcio_topology topo = {.nprocs = j->n, .nnodes = j->nn, .node_of_rank = j->node,
                           .socket_of_rank = j->sock, .sockets_per_node = 1, .node_mem = j->mem,
