@@ -11,8 +11,10 @@
  * native is given the pattern's memory datatype and mcio each extent's address
  * (mcio_writev_at_all, or a plan of mcio_plan_createv).
  *
- * Each repetition writes, then reads; the engines take turns, repetition by repetition, so a
- * change in the machine's load falls on all of them alike. Only the collective call is timed
+ * Each repetition writes, then reads; the engines (and mcio's cases of --strategies and
+ * --config) take turns, repetition by repetition, each repetition starting one case further
+ * on, so a change in the machine's load falls on all of them alike and none always follows the
+ * same one. Only the collective call is timed
  * (after a barrier; the slowest rank's time): open, close, planning a persistent plan and the
  * checks stay out of the figures. The data is a function of (file offset, case, repetition),
  * so every rank knows what each of its bytes must be and a stale file from an earlier
@@ -58,7 +60,15 @@
 
 /* ---- Options ---- */
 
-#define MAX_STRATEGIES 4
+#define MAX_CONFIGS 16
+#define MAX_CONFIG_HINTS 8
+
+/* An mcio case of its own: a name and the hints it adds to --hint's (--config, --strategies). */
+typedef struct config {
+    const char *name;
+    int nhints;
+    const char *key[MAX_CONFIG_HINTS], *val[MAX_CONFIG_HINTS];
+} config;
 
 typedef struct opts {
     int pattern[MAX_PATTERNS], npatterns;
@@ -69,8 +79,8 @@ typedef struct opts {
     const char *dir, *json;
     int nhints;
     char **hint_key, **hint_val;
-    char *strategy[MAX_STRATEGIES]; /* --strategies: one mcio case per strategy */
-    int nstrategies;
+    config config[MAX_CONFIGS]; /* --config, --strategies: one mcio case each */
+    int nconfigs;
     const char *node_memory;       /* --node-memory: MCIO_VIRTUAL_NODE_MEMORY */
     const char *ranks_per_node;    /* --ranks-per-node: MCIO_VIRTUAL_RANKS_PER_NODE */
 } opts;
@@ -130,6 +140,10 @@ static const char usage[] =
     "  --hint KEY=VAL   an MPI_Info hint, repeatable; mcio_* keys go to mcio only\n"
     "  --strategies L   mcio once per planning strategy in the comma-separated list\n"
     "                   (e.g. romio,memory), each against the same native run\n"
+    "  --config 'NAME KEY=VAL ...'  mcio once more, as a case of its own named NAME\n"
+    "                   (label mcio:NAME) with these hints on top of --hint's;\n"
+    "                   repeatable (up to 16 cases with --strategies), e.g.\n"
+    "                   --config default --config 'own romio_cb_write=disable'\n"
     "  --node-memory S  mcio's virtual memory per node (MCIO_VIRTUAL_NODE_MEMORY): a list\n"
     "                   64m,16m,0 repeated over the nodes, or normal:MEAN:SD[:SEED]\n"
     "  --ranks-per-node K  mcio's virtual nodes (MCIO_VIRTUAL_RANKS_PER_NODE); the MPI\n"
@@ -294,7 +308,7 @@ static void layout_build(const opts *o, const pattern *p, int rank, int nprocs, 
 static const char *const valued[] = {"--pattern", "--size",   "--transfer", "--random-max",
                                      "--seed",    "--engine", "--hint",     "--reps",
                                      "--dir",     "--json",   "--strategies", "--node-memory",
-                                     "--ranks-per-node"};
+                                     "--ranks-per-node", "--config"};
 
 /* Formats the message of a bad argument and returns parse_args' verdict for it. */
 static int bad(char *msg, size_t msglen, const char *fmt, ...)
@@ -326,6 +340,41 @@ static int parse_engines(opts *o, char *val, char *msg, size_t msglen)
         return bad(msg, msglen, "--engine: the list is empty");
     if (SIMULATED && (o->use[0] || o->use[2] || o->use[3]))
         return bad(msg, msglen, "--engine: only mcio runs in simulation");
+    return 0;
+}
+
+/* --config 'NAME KEY=VAL ...': NAME, then hints, separated by spaces. Returns 0, or bad()'s
+ * verdict. */
+static int parse_config(opts *o, char *val, char *msg, size_t msglen)
+{
+    if (o->nconfigs == MAX_CONFIGS)
+        return bad(msg, msglen, "--config: more than %d mcio cases", MAX_CONFIGS);
+    config *c = &o->config[o->nconfigs];
+    *c = (config){0};
+    char *save = NULL;
+    for (char *t = strtok_r(val, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        if (!c->name) { /* it names the case's label and JSON: letters, digits, - _ . */
+            if (strlen(t) > 40 || strspn(t, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789-_.") != strlen(t))
+                return bad(msg, msglen, "--config: name '%s' is not 1-40 letters, digits, - _ .", t);
+            c->name = t;
+            continue;
+        }
+        char *sep = strchr(t, '=');
+        if (!sep || sep == t)
+            return bad(msg, msglen, "--config %s: '%s' is not KEY=VALUE", c->name, t);
+        if (c->nhints == MAX_CONFIG_HINTS)
+            return bad(msg, msglen, "--config %s: more than %d hints", c->name, MAX_CONFIG_HINTS);
+        *sep = '\0';
+        c->key[c->nhints] = t;
+        c->val[c->nhints++] = sep + 1;
+    }
+    if (!c->name)
+        return bad(msg, msglen, "--config: no name (e.g. --config 'own romio_cb_write=disable')");
+    for (int k = 0; k < o->nconfigs; k++)
+        if (!strcmp(o->config[k].name, c->name))
+            return bad(msg, msglen, "--config: '%s' named twice", c->name);
+    o->nconfigs++;
     return 0;
 }
 
@@ -412,14 +461,19 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             if ((verdict = parse_engines(o, val, msg, msglen)) != 0)
                 return verdict;
         } else if (!strcmp(arg, "--strategies")) {
-            o->nstrategies = 0;
+            int before = o->nconfigs;
             for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
-                if (o->nstrategies == MAX_STRATEGIES)
-                    return bad(msg, msglen, "--strategies: more than %d", MAX_STRATEGIES);
-                o->strategy[o->nstrategies++] = t; /* mcio_file_open judges the names */
+                if (o->nconfigs == MAX_CONFIGS)
+                    return bad(msg, msglen, "--strategies: more than %d mcio cases", MAX_CONFIGS);
+                /* mcio_file_open judges the names */
+                o->config[o->nconfigs++] = (config){.name = t, .nhints = 1,
+                                                    .key = {"mcio_strategy"}, .val = {t}};
             }
-            if (o->nstrategies == 0)
+            if (o->nconfigs == before)
                 return bad(msg, msglen, "--strategies: the list is empty");
+        } else if (!strcmp(arg, "--config")) {
+            if ((verdict = parse_config(o, val, msg, msglen)) != 0)
+                return verdict;
         } else if (!strcmp(arg, "--node-memory")) {
             o->node_memory = val; /* mcio_file_open judges the spec */
         } else if (!strcmp(arg, "--ranks-per-node")) {
@@ -805,8 +859,8 @@ static const engine engines[] = {
 typedef struct result {
     const char *pattern;
     const engine *eng;
-    const char *strategy; /* mcio_strategy of an mcio case given by --strategies, or NULL */
-    char label[48];       /* engine, or engine:strategy */
+    const config *cfg;    /* an mcio case of --config or --strategies, or NULL */
+    char label[48];       /* engine, or mcio:the config's name */
     int ranks, reps, verified, have_stats, persistent;
     int64_t bytes, extents; /* summed over ranks */
     double *bw[2];          /* [write, read][rep] MiB/s */
@@ -873,23 +927,35 @@ static const char *info_value(const char *v, char *buf, size_t len)
     return buf;
 }
 
-static MPI_Info make_info(const opts *o, int with_mcio_keys, const char *strategy)
+/* Whether --hint's h-th hint goes to a case of engine e and config cfg: not an mcio_* key to
+ * an engine that is not mcio, nor a key the case's config sets itself. */
+static int hint_applies(const opts *o, int h, const engine *e, const config *cfg)
+{
+    if (!e->mcio_hints && strncmp(o->hint_key[h], "mcio_", 5) == 0)
+        return 0;
+    for (int k = 0; cfg && k < cfg->nhints; k++)
+        if (!strcmp(cfg->key[k], o->hint_key[h]))
+            return 0;
+    return 1;
+}
+
+static MPI_Info make_info(const opts *o, const engine *e, const config *cfg)
 {
     MPI_Info info;
     char buf[32];
     MPI_Info_create(&info);
     for (int h = 0; h < o->nhints; h++)
-        if (with_mcio_keys || strncmp(o->hint_key[h], "mcio_", 5) != 0)
+        if (hint_applies(o, h, e, cfg))
             MPI_Info_set(info, o->hint_key[h], info_value(o->hint_val[h], buf, sizeof buf));
-    if (strategy)
-        MPI_Info_set(info, "mcio_strategy", strategy);
+    for (int k = 0; cfg && k < cfg->nhints; k++)
+        MPI_Info_set(info, cfg->key[k], info_value(cfg->val[k], buf, sizeof buf));
     return info;
 }
 
 /* One engine's case of the pattern being run: its file and its result. */
 typedef struct bench_case {
     const engine *e;
-    const char *strategy;
+    const config *cfg;
     int idx, open_failed;
     char path[4096];
     bench_file f;
@@ -978,7 +1044,7 @@ static void run_rep(const opts *o, bench_case *c, int rep, int ncases, const buf
         r->bw[w][rep] = (double)r->bytes / MIB / (t[w] > 0 ? t[w] : 1e-9);
     if (rank == 0)
         fprintf(stderr, "[%d/%d] %s engine=%s rep %d/%d write %.1f MiB/s read %.1f MiB/s%s\n",
-                c->idx + 1, ncases, r->pattern, c->e->name, rep + 1, o->reps, r->bw[0][rep],
+                c->idx + 1, ncases, r->pattern, r->label, rep + 1, o->reps, r->bw[0][rep],
                 r->bw[1][rep], !ok ? "  VERIFICATION FAILED" : SIMULATED ? "  (simulated)" : "");
 }
 
@@ -992,7 +1058,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     int64_t mine[2] = {l->bytes, l->n}, total[2];
     MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    bench_case cs[3 + MAX_STRATEGIES];
+    bench_case cs[3 + MAX_CONFIGS];
     /* The limit's layout: this rank's bytes as one block, the ranks' blocks back to back. */
     int64_t before = 0;
     if (o->use[2]) /* SMPI's MPI_Exscan sends O(ranks^2) messages: only when the limit runs */
@@ -1001,25 +1067,26 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     layout_push(&contig, rank == 0 ? 0 : before, l->bytes);
     if (rank == 0) /* dd's layout: all the bytes, rank 0's */
         layout_push(&whole, 0, total[0]);
-    /* native, then mcio once, or once per strategy of --strategies, then the limit, then dd */
-    int ns = o->nstrategies > 0 ? o->nstrategies : 1;
+    /* native, then mcio once, or once per --strategies and --config case, then the limit,
+     * then dd */
+    int ns = o->nconfigs > 0 ? o->nconfigs : 1;
     for (int k = 0; k < 3 + ns; k++) {
         int e = k == 0 ? 0 : k <= ns ? 1 : k - ns + 1;
         if (!o->use[e])
             continue;
         bench_case *c = &cs[nc];
         *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
-                          .strategy = e == 1 && o->nstrategies > 0 ? o->strategy[k - 1] : NULL,
+                          .cfg = e == 1 && o->nconfigs > 0 ? &o->config[k - 1] : NULL,
                           .f = {.l = e == 2 ? &contig : e == 3 ? &whole : l,
                                 .persistent = o->persistent, .sync_writes = o->native_sync,
                                 .mf = MPI_FILE_NULL, .ftype = MPI_DATATYPE_NULL, .fd = -1}};
         snprintf(c->path, sizeof c->path, "%s/mcio-bench.%ld.%d.%s.%s", o->dir, pid, c->idx,
                  pname, c->e->name);
-        *c->r = (result){.pattern = pname, .eng = c->e, .strategy = c->strategy, .ranks = nprocs,
+        *c->r = (result){.pattern = pname, .eng = c->e, .cfg = c->cfg, .ranks = nprocs,
                          .reps = o->reps, .verified = 1, .bytes = total[0], .extents = total[1],
                          .have_stats = c->e->stats != NULL};
-        snprintf(c->r->label, sizeof c->r->label, "%s%s%s", c->e->name, c->strategy ? ":" : "",
-                 c->strategy ? c->strategy : "");
+        snprintf(c->r->label, sizeof c->r->label, "%s%s%s", c->e->name, c->cfg ? ":" : "",
+                 c->cfg ? c->cfg->name : "");
         for (int w = 0; w < 2; w++) {
             c->r->bw[w] = xmalloc((size_t)o->reps * sizeof(double));
             c->r->st[w] = xmalloc((size_t)o->reps * sizeof(mcio_stats));
@@ -1031,7 +1098,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
                 close(fd); /* a failure shows at the engine's open */
         }
         MPI_Barrier(MPI_COMM_WORLD);
-        MPI_Info info = make_info(o, c->e->mcio_hints, c->strategy);
+        MPI_Info info = make_info(o, c->e, c->cfg);
         c->open_failed = c->e->open(&c->f, c->path, info);
         MPI_Info_free(&info);
         if (first_failed(c->open_failed, &c->f) >= 0)
@@ -1047,9 +1114,11 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         if (cs[i].r->reps > 0)
             warm_up(&cs[i], &b);
     for (int rep = 0; rep < o->reps; rep++)
-        for (int i = 0; i < nc; i++)
+        for (int j = 0; j < nc; j++) { /* each repetition one case further on */
+            int i = (rep + j) % nc;
             if (rep < cs[i].r->reps)
                 run_rep(o, &cs[i], rep, ncases, &b);
+        }
     for (int i = 0; i < nc; i++) {
         bench_case *c = &cs[i];
         if (!c->open_failed && c->e->close(&c->f) != 0)
@@ -1175,6 +1244,15 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* "key":"value" as the i-th member of an object. */
+static void json_pair(FILE *f, int i, const char *key, const char *value)
+{
+    fprintf(f, "%s", i ? "," : "");
+    json_string(f, key);
+    fputc(':', f);
+    json_string(f, value);
+}
+
 static void json_numbers(FILE *f, const char *key, const double *v, int n)
 {
     fprintf(f, ",\"%s\":[", key);
@@ -1226,20 +1304,17 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
                 "\"fraction_of_limit_write\":%s,\"fraction_of_limit_read\":%s,\"hints\":{",
                 r->verified ? "true" : "false", c[C_AGGS], c[C_ROUNDS], c[C_MAXBUF],
                 c[C_RATIO_W], c[C_RATIO_R], c[C_LIMIT_W], c[C_LIMIT_R]);
-        for (int h = 0, first = 1; h < o->nhints; h++) {
-            if (!r->eng->mcio_hints && !strncmp(o->hint_key[h], "mcio_", 5))
-                continue; /* what make_info withheld from this engine */
-            fprintf(f, "%s", first ? "" : ",");
-            json_string(f, o->hint_key[h]);
-            fputc(':', f);
-            json_string(f, o->hint_val[h]);
-            first = 0;
-        }
-        if (r->strategy) {
-            fprintf(f, ",\"mcio_strategy\":");
-            json_string(f, r->strategy);
-        }
+        int n = 0; /* the hints make_info gave this case */
+        for (int h = 0; h < o->nhints; h++)
+            if (hint_applies(o, h, r->eng, r->cfg))
+                json_pair(f, n++, o->hint_key[h], o->hint_val[h]);
+        for (int k = 0; r->cfg && k < r->cfg->nhints; k++)
+            json_pair(f, n++, r->cfg->key[k], r->cfg->val[k]);
         fprintf(f, "}");
+        if (r->cfg) {
+            fprintf(f, ",\"mcio_config\":");
+            json_string(f, r->cfg->name);
+        }
         if (r->have_stats && r->reps > 0) { /* the memory the last write's plan held per node */
             fprintf(f, ",\"fallbacks\":%d,\"node_budget_bytes\":[",
                     r->st[0][r->reps - 1].fallbacks);
@@ -1271,7 +1346,7 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
 /* Every pattern through every chosen engine, then the table and the JSON (rank 0). */
 static int run_all(const opts *o, layout *lay, FILE *json)
 {
-    int ns = o->nstrategies > 0 ? o->nstrategies : 1;
+    int ns = o->nconfigs > 0 ? o->nconfigs : 1;
     int rank, status = 0, nres = 0, len = 0;
     int ncases = o->npatterns * (o->use[0] + o->use[1] * ns + o->use[2] + o->use[3]);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
