@@ -6,17 +6,27 @@ testbed, MPICH at 2 ranks on /tmp), writes and reads, it runs mcio's default (no
 cost model chooses per call), mcio's hand-picked configurations under the pre-model default
 strategy `fit` (aggregated, independent, pipeline depth 2 and 4, the memory strategy, 1/2/4
 aggregators per node) and the MPI library's own collective I/O (ROMIO; Open MPI's OMPIO too).
-Configurations take turns within each repetition (interleaved), each repetition starting one
-configuration further on (rotated: no configuration always runs first, right after the
-previous repetition's), and every figure is a median.
+Each repetition runs the default and every own configuration side by side in one mcio-bench
+process (mcio-bench --config), beside the native collective I/O the MPI library uses unless
+told (OMPIO on Open MPI, ROMIO on MPICH); each other native (Open MPI's ROMIO) runs in a
+process of its own beside the default over it (default-on-romio321: mcio over that MPI-IO).
+Within a process the cases take turns call by call, so what the host does to the process (a
+busy neighbour, the MPI library's first slow collectives, where the kernel put its memory) it
+does to all of them; each ratio (the default over a configuration, over a native) is taken
+within each process, and its median over the repetitions is the figure. The processes, and the
+configurations within one, start one further on each repetition (rotated).
+Until 2026-11-28 each configuration ran in a process of its own, interleaved and rotated, and
+the ratios were those of medians over the repetitions: a control (the default measured twice)
+then fell below 0.9 of the best own configuration in 11 of 60 cases (docs/performance.md,
+fourteenth pass). `report` reads both kinds of runs (the JSON's "pairing").
 A control, default-again, runs the default once more as a configuration of its own: the
 same configuration measured twice, which tells how far noise alone puts a configuration from
 the best of the others. The default is timed without MCIO_STATS (whose gathers and file appends cost a few collectives
 per call); a separate untimed run of it with MCIO_STATS gives the model's choices and predicted
 times.
-Each repetition of a configuration is one mcio-bench process that times --calls calls (the
-site's: 5) of every case and keeps their median: a single call of 2 MiB per rank lasts a few
-milliseconds, and on a 2-core host one call's time is mostly the scheduler's.
+Each case of a process times --calls calls (the site's: 5, 15 at the MPICH site) and keeps
+their median: a single call of 2 MiB per rank lasts a few milliseconds, and on a 2-core host
+one call's time is mostly the scheduler's.
 mcio-bench verifies every byte of every write and read. Each run warms every case up first
 (mcio-bench --warmup: one untimed write and read, the file then emptied), so that a timed call
 is not the process's first of its kind: with one timed call per process, the first aggregated
@@ -62,14 +72,16 @@ OWN = {
     "aggs4": FIT + BOTH("cb", "enable") + ["cb_nodes=4"],
 }
 SITES = {
+    # natives: the MPI library's collective I/O to compare with; native: the one it uses unless
+    # told (Open MPI's --mca io), which runs in the process of mcio's configurations.
     "tmp": {"mpi": "openmpi", "ranks": 8, "base": "/tmp", "size": "2m", "natives": ["romio321", "ompio"],
-            "calls": 5},
+            "native": "ompio", "calls": 5},
     # The same footing for every engine on GlusterFS: each file created before it is opened
     # (ROMIO's and OMPIO's opens let ranks open it while the creating descriptor is still open,
     # which hands them the kernel's page cache on this direct-io-mode=enable mount), and the
     # natives' writes ending with MPI_File_sync, as mcio's do there (mcio_write_sync auto).
     "gluster": {"mpi": "openmpi", "ranks": 8, "base": "/mnt/mcio-gluster", "size": "512k",
-                "natives": ["romio321", "ompio"], "args": ["--precreate"],
+                "natives": ["romio321", "ompio"], "native": "ompio", "args": ["--precreate"],
                 "native_args": ["--native-sync"],
                 # mcio-bench checks every byte through the FUSE client, the extents near each
                 # other in one read (a round of calls: 1.7 s for FLASH-IO alone when each row
@@ -79,34 +91,38 @@ SITES = {
     # 2 ranks, 0.3 s a run: 15 timed calls cost little and steady the site whose figures moved
     # most (docs/performance.md, thirteenth pass).
     "mpich": {"mpi": "mpich", "ranks": 2, "base": "/tmp", "size": "2m", "natives": ["romio"],
-              "calls": 15},
+              "native": "romio", "calls": 15},
 }
 
 
-def mpiexec(site, native_io=None):
+def mpiexec(site, io=None):
     if site["mpi"] == "mpich":
         return ["mpiexec.mpich", "-n", str(site["ranks"])]
     cmd = ["mpiexec.openmpi", "--oversubscribe", "--allow-run-as-root", "-n", str(site["ranks"])]
-    if native_io:
-        cmd += ["--mca", "io", native_io]
+    if io:
+        cmd += ["--mca", "io", io]
     return cmd
 
 
-def bench_once(site, dirpath, config, hints, native_io, patterns, cold=False, calls=1):
-    """One mcio-bench run of every pattern, `calls` timed writes and reads of each (their
-    median); returns {pattern: row}, each row with the rates, and for the default the cost
+def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, calls=1):
+    """One mcio-bench process of every pattern, `calls` timed writes and reads of each case
+    (their median): mcio once per entry of configs ({name: hints}), side by side, and, when
+    native_io is given, the native engine beside them (under that MPI-IO: Open MPI's --mca io
+    unless it is the library's default). Returns {(config name, pattern): row}, the native's
+    named native-<native_io>; each row has the rates, and the default-stats run's the cost
     model's choice and predicted times (MCIO_STATS)."""
     bench = os.path.join(ROOT, "build", site["mpi"], "mcio-bench")
     fd, out = tempfile.mkstemp(suffix=".json", dir=dirpath)
     os.close(fd)
     stats = out + ".stats"
-    engine = "native" if native_io else "mcio"
-    cmd = mpiexec(site, None if native_io == "romio" else native_io) + [
-        bench, "--engine", engine, "--pattern", ",".join(patterns), "--size", site["size"],
-        "--reps", str(calls), "--dir", dirpath, "--json", out] + ([] if cold else ["--warmup"]) + \
-        site.get("args", []) + (site.get("native_args", []) if native_io else [])
-    for h in hints or []:
-        cmd += ["--hint", h]
+    io = None if native_io in (None, site["native"]) else native_io
+    cmd = mpiexec(site, io) + [
+        bench, "--engine", "native,mcio" if native_io else "mcio", "--pattern", ",".join(patterns),
+        "--size", site["size"], "--reps", str(calls), "--dir", dirpath, "--json", out] + (
+        [] if cold else ["--warmup"]) + site.get("args", []) + (
+        site.get("native_args", []) if native_io else [])
+    for name, hints in configs.items():
+        cmd += ["--config", " ".join([name] + hints)]
     env = dict(os.environ)
     env.pop("MCIO_HINTS", None)
     if config == "default-stats":
@@ -119,7 +135,9 @@ def bench_once(site, dirpath, config, hints, native_io, patterns, cold=False, ca
                                text=True, timeout=900)
             if r.returncode == 0:
                 break
-            print("    (failed, attempt %d: %s)" % (attempt + 1, r.stdout.strip().splitlines()[-1:]),
+            said = [x for x in r.stdout.splitlines() if x.startswith("mcio-bench:")]
+            print("    (failed, attempt %d: %s)" % (
+                attempt + 1, (said or r.stdout.strip().splitlines() or ["no output"])[-1]),
                   flush=True)
         else:
             return None
@@ -127,20 +145,22 @@ def bench_once(site, dirpath, config, hints, native_io, patterns, cold=False, ca
             doc = json.load(f)
         rows = {}
         for x in doc["results"]:
+            name = x.get("mcio_config") or "native-" + native_io
             if not x.get("verified"):
-                print("    NOT VERIFIED: %s %s" % (config, x["pattern"]), flush=True)
+                print("    NOT VERIFIED: %s %s" % (name, x["pattern"]), flush=True)
                 continue
-            rows[x["pattern"]] = {"write_mib_s": x["write_mib_s"], "read_mib_s": x["read_mib_s"],
-                                  "bytes": x["bytes"]}
+            rows[(name, x["pattern"])] = {"write_mib_s": x["write_mib_s"],
+                                          "read_mib_s": x["read_mib_s"], "bytes": x["bytes"]}
         if config == "default-stats" and os.path.exists(stats):
             with open(stats) as f:
                 for line in f:
                     s = json.loads(line)
                     pat = s["path"].rsplit(".", 2)[-2]  # mcio-bench.<pid>.<i>.<pattern>.mcio
-                    if pat in rows:
-                        rows[pat]["choice_" + s["op"]] = s["choice"]
-                        rows[pat]["predicted_" + s["op"]] = s["predicted"]
-                        rows[pat]["runner_up_" + s["op"]] = s["runner_up"]
+                    row = rows.get((config, pat))
+                    if row is not None:
+                        row["choice_" + s["op"]] = s["choice"]
+                        row["predicted_" + s["op"]] = s["predicted"]
+                        row["runner_up_" + s["op"]] = s["runner_up"]
         return rows
     except (OSError, ValueError) as e:  # the mount went away under a fault test
         print("    (%s)" % e, flush=True)
@@ -157,8 +177,9 @@ def run(args):
     sites = args.sites.split(",")
     patterns = args.patterns.split(",")
     doc = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
-           "calls": {s: args.calls or SITES[s]["calls"] for s in sites}, "warmup": not args.cold, "order": "rotated",
-           "patterns": patterns, "sites": {s: SITES[s] for s in sites}, "runs": []}
+           "calls": {s: args.calls or SITES[s]["calls"] for s in sites}, "warmup": not args.cold,
+           "order": "rotated", "pairing": "process", "patterns": patterns,
+           "sites": {s: SITES[s] for s in sites}, "runs": []}
     if args.merge:
         with open(args.merge) as f:
             old = json.load(f)
@@ -168,25 +189,34 @@ def run(args):
     plan = []
     for s in sites:
         site = SITES[s]
-        # default-again: the default once more, a control that is neither own nor native: how
-        # far the same configuration measured twice lands from the best own (the noise floor).
-        timed = [("default", [], None), ("default-again", [], None)] + [
-            (k, v, None) for k, v in OWN.items()] + [
-            ("native-" + n, [], n) for n in site["natives"]]
+        # One process of the default, the control and every own configuration, beside the
+        # native the library uses unless told; one more per other native, beside the default
+        # over it (default-on-romio321: mcio over that MPI-IO). default-again: the default once
+        # more, a control that is neither own nor native: how far the same configuration
+        # measured twice lands from the best own (the noise floor).
+        side = [("default", []), ("default-again", [])] + list(OWN.items())
+        procs = [("side", side, site["native"])] + [
+            ("beside-" + n, [("default-on-" + n, [])], n) for n in site["natives"]
+            if n != site["native"]]
         for rep in range(args.reps):
-            k = rep % len(timed)  # rotated; the untimed statistics run last
-            plan += [(s, rep, c) for c in timed[k:] + timed[:k] + [("default-stats", [], None)]]
+            # rotated: no process, and no configuration within one, always first; the
+            # untimed statistics run last
+            k = rep % len(procs)
+            for name, configs, native in procs[k:] + procs[:k]:
+                j = rep % len(configs)
+                plan.append((s, rep, name, dict(configs[j:] + configs[:j]), native))
+            plan.append((s, rep, "default-stats", {"default-stats": []}, None))
     t0 = time.time()
     dirs = {}
     try:
-        for i, (s, rep, (name, hints, native)) in enumerate(plan):
+        for i, (s, rep, name, configs, native) in enumerate(plan):
             site = SITES[s]
             if s not in dirs:
                 dirs[s] = tempfile.mkdtemp(prefix="mcio-oracle.", dir=site["base"])
             t = time.time()
             rows = None
             for attempt in range(3):
-                rows = bench_once(site, dirs[s], name, hints, native, patterns, args.cold,
+                rows = bench_once(site, dirs[s], name, configs, native, patterns, args.cold,
                                   args.calls or site["calls"])
                 if rows:
                     break
@@ -194,8 +224,9 @@ def run(args):
             print("[%d/%d] %s rep %d %-14s %5.1f s (elapsed %.0f s)%s" % (
                 i + 1, len(plan), s, rep + 1, name, time.time() - t, time.time() - t0,
                 "" if rows else " FAILED"), flush=True)
-            for pat, row in (rows or {}).items():
-                doc["runs"].append(dict(row, site=s, rep=rep, config=name, pattern=pat))
+            for (config, pat), row in (rows or {}).items():
+                doc["runs"].append(dict(row, site=s, rep=rep, config=config, pattern=pat,
+                                        process=name))
             with open(args.out, "w") as f:
                 json.dump(doc, f, indent=1)
     finally:
@@ -234,26 +265,50 @@ def medians(doc):
     return {k: statistics.median(v) for k, v in acc.items()}, pred, choice
 
 
-def held_out(doc, s, pat, op, config):
-    """config's median over the best own configuration's, where the best is chosen on the other
-    half of the repetitions (odd against even, then even against odd; the mean of the two).
-    The best of ~10 noisy medians is biased upward (the winner's curse): a configuration run
-    twice does not reach it. Chosen on one half and measured on the other, it is not. None
-    when a half lacks a configuration."""
+def by_rep(doc, s, pat, op):
+    """{config: {rep: MiB/s}} of one case."""
     by = {}
     for r in doc["runs"]:
         if r["site"] == s and r["pattern"] == pat:
-            by.setdefault((r["config"], r["rep"] % 2), []).append(r[op + "_mib_s"])
+            by.setdefault(r["config"], {})[r["rep"]] = r[op + "_mib_s"]
+    return by
+
+
+def ratio(doc, by, a, b, half=None):
+    """a's figure over b's over the repetitions (of one parity when half is 0 or 1). Where the
+    configurations ran in one process (doc pairing "process"), the median of the ratios taken
+    in each process: what the host did to that process it did to both. Before that (each
+    configuration a process of its own), the ratio of the medians. None without figures."""
+    xa, xb = by.get(a, {}), by.get(b, {})
+    reps = [k for k in xa if k in xb and (half is None or k % 2 == half)]
+    if not reps:
+        return None
+    if doc.get("pairing") == "process":
+        return statistics.median(xa[k] / xb[k] for k in reps)
+    return statistics.median(xa[k] for k in reps) / statistics.median(xb[k] for k in reps)
+
+
+def worst_own(doc, by, config, half=None):
+    """(config's lowest ratio to an own configuration, that configuration): config against the
+    best of mcio's own configurations; (None, None) without figures."""
+    own = [(ratio(doc, by, config, c, half), c) for c in OWN if c in by]
+    own = [x for x in own if x[0] is not None]
+    return min(own) if own else (None, None)
+
+
+def held_out(doc, by, config):
+    """config against the best own configuration, the best chosen on the other half of the
+    repetitions (odd against even, then even against odd; the mean of the two). The best of
+    ~10 noisy figures is biased upward (the winner's curse): a configuration run twice does not
+    reach it. Chosen on one half and measured on the other, it is not. None when a half lacks
+    a configuration."""
     ratios = []
     for pick, measure in ((0, 1), (1, 0)):
-        own = [(statistics.median(by[(c, pick)]), c) for c in OWN if (c, pick) in by]
-        if not own or (config, measure) not in by:
+        best = worst_own(doc, by, "default", pick)[1]
+        x = ratio(doc, by, config, best, measure) if best else None
+        if x is None:
             return None
-        best = max(own)[1]
-        if (best, measure) not in by:
-            return None
-        ratios.append(statistics.median(by[(config, measure)]) /
-                      statistics.median(by[(best, measure)]))
+        ratios.append(x)
     return sum(ratios) / len(ratios)
 
 
@@ -270,8 +325,13 @@ def table(doc):
                                                              "native-romio") if (s, pat, c, op) in m]
                 if d is None or not own:
                     continue
-                best, bestc = max(own)
+                by = by_rep(doc, s, pat, op)
+                ratio_own, bestc = worst_own(doc, by, "default")
+                best = m[(s, pat, bestc, op)]
                 nbest, nc = max(nat) if nat else (None, "-")
+                # the default over the better native, in that native's process (mcio over it)
+                ratio_native = ratio(doc, by, "default-on-" + nc if "default-on-" + nc in by
+                                     else "default", "native-" + nc) if nat else None
                 # The spread: the best own configuration is the largest of ~10 noisy medians;
                 # those whose median lies within its interquartile range are as good, as far as
                 # these repetitions can tell.
@@ -283,21 +343,20 @@ def table(doc):
                 nbytes = [r["bytes"] for r in doc["runs"] if r["site"] == s and r["pattern"] == pat]
                 tm = nbytes[0] / (d * 2 ** 20) if nbytes and d else None  # the default's median
                 ch = choice.get((s, pat, op), [])
-                fit = m.get((s, pat, "fit", op))
-                again = m.get((s, pat, "default-again", op))
+                again = "default-again" in by
                 rows.append({"site": s, "pattern": pat, "op": op, "default": d,
-                             "ratio_fit": d / fit if fit else None,
-                             "again_own": again / best if again else None,
-                             "held_out": held_out(doc, s, pat, op, "default"),
-                             "again_held_out": held_out(doc, s, pat, op, "default-again")
+                             "ratio_fit": ratio(doc, by, "default", "fit"),
+                             "again_own": worst_own(doc, by, "default-again")[0] if again else None,
+                             "held_out": held_out(doc, by, "default"),
+                             "again_held_out": held_out(doc, by, "default-again")
                              if again else None,
                              "choice": max(set(ch), key=ch.count) if ch else "",
                              "choices": len(set(ch)), "best_own": best, "best_own_config": bestc,
-                             "ratio_own": d / best, "native": nbest, "native_io": nc,
+                             "ratio_own": ratio_own, "native": nbest, "native_io": nc,
                              "best_q1": bq1, "best_q3": bq3, "default_q1": dq1, "default_q3": dq3,
                              "tied": tied, "ratio_own_q3": d / bq3 if bq3 else None,
                              "reps": len(reps[(s, pat, "default", op)]),
-                             "ratio_native": d / nbest if nbest else None,
+                             "ratio_native": ratio_native,
                              "predicted_s": pm, "measured_s": tm,
                              "error": (pm / tm if pm and tm else None)})
     return rows
@@ -336,6 +395,11 @@ def report(args):
           "interquartile range (below the bar, but not distinguishable from it by these "
           "repetitions)." % ("/".join(sorted({str(r["reps"]) for r in rows})),
                              json.dumps(doc.get("calls", 1)), in_spread))
+    if doc.get("pairing") == "process":
+        print("Ratios are medians of ratios taken within each process: the default and every "
+              "own configuration side by side, beside the library's default native; an other "
+              "native beside mcio's default over it (default/native for romio321 on Open MPI "
+              "is mcio over romio321 against it).")
     again = [r for r in rows if r["again_own"] is not None]
     if again:
         print("The control (the default measured again, as another configuration of the same "
