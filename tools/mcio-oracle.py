@@ -426,10 +426,10 @@ def report(args):
         print("Against the default it replaced (fit): median %.2f, %d of %d at least 0.9."
               % (statistics.median(fits), sum(x >= 0.9 for x in fits), len(fits)))
     if args.png:
-        plot(rows, args.png)
+        plot(rows, args.png, doc.get("pairing") == "process")
 
 
-def plot(rows, png):
+def plot(rows, png, paired=False):
     sys.path.insert(0, os.path.join(ROOT, "tools"))
     import mcio_venv
     mcio_venv.use_venv()  # matplotlib is in the project's .venv (scripts/setup.sh)
@@ -457,7 +457,8 @@ def plot(rows, png):
             if i == 0 and j == 0:
                 ax.legend(fontsize=8)
     fig.suptitle("mcio with no hints against its best own configuration and native MPI-IO "
-                 "(medians; shared 2-core host: noisy)", fontsize=10)
+                 "(%s; 2-core host)" % ("medians of ratios taken within each process" if paired
+                                        else "ratios of medians; noisy"), fontsize=10)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     print("wrote %s" % png)
