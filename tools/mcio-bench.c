@@ -75,7 +75,7 @@ typedef struct opts {
     int64_t size, transfer, random_max;
     uint64_t seed;
     int use[4]; /* engines[i] chosen: native, mcio, limit, dd */
-    int persistent, keep, reps, warmup, precreate, native_sync;
+    int persistent, keep, reps, warmup, precreate, native_sync, native_again;
     const char *dir, *json;
     int nhints;
     char **hint_key, **hint_val;
@@ -144,6 +144,9 @@ static const char usage[] =
     "                   (label mcio:NAME) with these hints on top of --hint's;\n"
     "                   repeatable (up to 16 cases with --strategies), e.g.\n"
     "                   --config default --config 'own romio_cb_write=disable'\n"
+    "  --native-again   the native engine twice, the second case labelled native:again:\n"
+    "                   how far the same native lands from itself in one process (a\n"
+    "                   control for the ratios to it)\n"
     "  --node-memory S  mcio's virtual memory per node (MCIO_VIRTUAL_NODE_MEMORY): a list\n"
     "                   64m,16m,0 repeated over the nodes, or normal:MEAN:SD[:SEED]\n"
     "  --ranks-per-node K  mcio's virtual nodes (MCIO_VIRTUAL_RANKS_PER_NODE); the MPI\n"
@@ -429,7 +432,8 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             takes |= !strcmp(arg, valued[k]);
         int flag = !strcmp(arg, "--help") || !strcmp(arg, "--persistent") ||
                    !strcmp(arg, "--keep") || !strcmp(arg, "--warmup") ||
-                   !strcmp(arg, "--precreate") || !strcmp(arg, "--native-sync");
+                   !strcmp(arg, "--precreate") || !strcmp(arg, "--native-sync") ||
+                   !strcmp(arg, "--native-again");
         if (!takes && (!flag || val))
             return bad(msg, msglen, "unknown argument '%s%s%s' (see --help)", arg,
                        val ? "=" : "", val ? val : "");
@@ -451,6 +455,8 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             o->precreate = 1;
         } else if (!strcmp(arg, "--native-sync")) {
             o->native_sync = 1;
+        } else if (!strcmp(arg, "--native-again")) {
+            o->native_again = 1;
         } else if (!strcmp(arg, "--pattern")) {
             plist = val;
         } else if (!strcmp(arg, "--dir")) {
@@ -1058,7 +1064,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     int64_t mine[2] = {l->bytes, l->n}, total[2];
     MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    bench_case cs[3 + MAX_CONFIGS];
+    bench_case cs[4 + MAX_CONFIGS];
     /* The limit's layout: this rank's bytes as one block, the ranks' blocks back to back. */
     int64_t before = 0;
     if (o->use[2]) /* SMPI's MPI_Exscan sends O(ranks^2) messages: only when the limit runs */
@@ -1067,16 +1073,16 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     layout_push(&contig, rank == 0 ? 0 : before, l->bytes);
     if (rank == 0) /* dd's layout: all the bytes, rank 0's */
         layout_push(&whole, 0, total[0]);
-    /* native, then mcio once, or once per --strategies and --config case, then the limit,
-     * then dd */
-    int ns = o->nconfigs > 0 ? o->nconfigs : 1;
-    for (int k = 0; k < 3 + ns; k++) {
-        int e = k == 0 ? 0 : k <= ns ? 1 : k - ns + 1;
+    /* native (twice with --native-again), then mcio once, or once per --strategies and
+     * --config case, then the limit, then dd */
+    int ns = o->nconfigs > 0 ? o->nconfigs : 1, nn = 1 + o->native_again;
+    for (int k = 0; k < nn + ns + 2; k++) {
+        int e = k < nn ? 0 : k < nn + ns ? 1 : k - nn - ns + 2;
         if (!o->use[e])
             continue;
         bench_case *c = &cs[nc];
         *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
-                          .cfg = e == 1 && o->nconfigs > 0 ? &o->config[k - 1] : NULL,
+                          .cfg = e == 1 && o->nconfigs > 0 ? &o->config[k - nn] : NULL,
                           .f = {.l = e == 2 ? &contig : e == 3 ? &whole : l,
                                 .persistent = o->persistent, .sync_writes = o->native_sync,
                                 .mf = MPI_FILE_NULL, .ftype = MPI_DATATYPE_NULL, .fd = -1}};
@@ -1085,8 +1091,9 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         *c->r = (result){.pattern = pname, .eng = c->e, .cfg = c->cfg, .ranks = nprocs,
                          .reps = o->reps, .verified = 1, .bytes = total[0], .extents = total[1],
                          .have_stats = c->e->stats != NULL};
-        snprintf(c->r->label, sizeof c->r->label, "%s%s%s", c->e->name, c->cfg ? ":" : "",
-                 c->cfg ? c->cfg->name : "");
+        snprintf(c->r->label, sizeof c->r->label, "%s%s%s", c->e->name,
+                 c->cfg || (e == 0 && k > 0) ? ":" : "",
+                 c->cfg ? c->cfg->name : e == 0 && k > 0 ? "again" : "");
         for (int w = 0; w < 2; w++) {
             c->r->bw[w] = xmalloc((size_t)o->reps * sizeof(double));
             c->r->st[w] = xmalloc((size_t)o->reps * sizeof(mcio_stats));
@@ -1348,7 +1355,8 @@ static int run_all(const opts *o, layout *lay, FILE *json)
 {
     int ns = o->nconfigs > 0 ? o->nconfigs : 1;
     int rank, status = 0, nres = 0, len = 0;
-    int ncases = o->npatterns * (o->use[0] + o->use[1] * ns + o->use[2] + o->use[3]);
+    int ncases = o->npatterns * (o->use[0] * (1 + o->native_again) + o->use[1] * ns + o->use[2] +
+                                 o->use[3]);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     MPI_Get_library_version(libversion, &len);

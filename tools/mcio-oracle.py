@@ -12,7 +12,8 @@ told (OMPIO on Open MPI, ROMIO on MPICH); each other native (Open MPI's ROMIO) r
 process of its own beside the default over it (default-on-romio321: mcio over that MPI-IO).
 Within a process the cases take turns call by call, so what the host does to the process (a
 busy neighbour, the MPI library's first slow collectives, where the kernel put its memory) it
-does to all of them; each ratio (the default over a configuration, over a native) is taken
+does to all of them; each native runs twice in its process (mcio-bench --native-again), a
+control of the ratios to it; each ratio (the default over a configuration, over a native) is taken
 within each process, and its median over the repetitions is the figure. The processes, and the
 configurations within one, start one further on each repetition (rotated).
 Until 2026-11-28 each configuration ran in a process of its own, interleaved and rotated, and
@@ -120,7 +121,7 @@ def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, 
         bench, "--engine", "native,mcio" if native_io else "mcio", "--pattern", ",".join(patterns),
         "--size", site["size"], "--reps", str(calls), "--dir", dirpath, "--json", out] + (
         [] if cold else ["--warmup"]) + site.get("args", []) + (
-        site.get("native_args", []) if native_io else [])
+        site.get("native_args", []) + ["--native-again"] if native_io else [])
     for name, hints in configs.items():
         cmd += ["--config", " ".join([name] + hints)]
     env = dict(os.environ)
@@ -145,7 +146,8 @@ def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, 
             doc = json.load(f)
         rows = {}
         for x in doc["results"]:
-            name = x.get("mcio_config") or "native-" + native_io
+            name = x.get("mcio_config") or (
+                "native-again-" if x["label"] == "native:again" else "native-") + native_io
             if not x.get("verified"):
                 print("    NOT VERIFIED: %s %s" % (name, x["pattern"]), flush=True)
                 continue
@@ -357,6 +359,8 @@ def table(doc):
                              "tied": tied, "ratio_own_q3": d / bq3 if bq3 else None,
                              "reps": len(reps[(s, pat, "default", op)]),
                              "ratio_native": ratio_native,
+                             "native_again": ratio(doc, by, "native-again-" + nc, "native-" + nc)
+                             if nat else None,
                              "predicted_s": pm, "measured_s": tm,
                              "error": (pm / tm if pm and tm else None)})
     return rows
@@ -407,6 +411,12 @@ def report(args):
               "own %s." % (sum(r["again_own"] >= 0.9 for r in again), len(again), ", ".join(
                   "%s %s %s %.2f" % (r["site"], r["pattern"], r["op"], r["again_own"])
                   for r in again if r["again_own"] < 0.9) or "never below 0.9"))
+    na = [r["native_again"] for r in rows if r["native_again"] is not None]
+    if na:
+        print("The natives measured twice in the same processes (the better native's second "
+              "case over its first): median %.2f, %.2f-%.2f; below 1.0 in %d of %d cases, below "
+              "0.97 in %d." % (statistics.median(na), min(na), max(na), sum(x < 1 for x in na),
+                               len(na), sum(x < 0.97 for x in na)))
     ho = [r for r in rows if r["held_out"] is not None]
     if ho:
         print("Held out (the best own configuration chosen on half of the repetitions, the "
