@@ -346,6 +346,20 @@ static int parse_engines(opts *o, char *val, char *msg, size_t msglen)
     return 0;
 }
 
+/* --strategies LIST: one mcio case per name, named after it, with mcio_strategy=NAME (which
+ * mcio_file_open judges). Returns 0, or bad()'s verdict. */
+static int parse_strategies(opts *o, char *val, char *msg, size_t msglen)
+{
+    int before = o->nconfigs;
+    for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
+        if (o->nconfigs == MAX_CONFIGS)
+            return bad(msg, msglen, "--strategies: more than %d mcio cases", MAX_CONFIGS);
+        o->config[o->nconfigs++] =
+            (config){.name = t, .nhints = 1, .key = {"mcio_strategy"}, .val = {t}};
+    }
+    return o->nconfigs == before ? bad(msg, msglen, "--strategies: the list is empty") : 0;
+}
+
 /* --config 'NAME KEY=VAL ...': NAME, then hints, separated by spaces. Returns 0, or bad()'s
  * verdict. */
 static int parse_config(opts *o, char *val, char *msg, size_t msglen)
@@ -467,16 +481,8 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             if ((verdict = parse_engines(o, val, msg, msglen)) != 0)
                 return verdict;
         } else if (!strcmp(arg, "--strategies")) {
-            int before = o->nconfigs;
-            for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
-                if (o->nconfigs == MAX_CONFIGS)
-                    return bad(msg, msglen, "--strategies: more than %d mcio cases", MAX_CONFIGS);
-                /* mcio_file_open judges the names */
-                o->config[o->nconfigs++] = (config){.name = t, .nhints = 1,
-                                                    .key = {"mcio_strategy"}, .val = {t}};
-            }
-            if (o->nconfigs == before)
-                return bad(msg, msglen, "--strategies: the list is empty");
+            if ((verdict = parse_strategies(o, val, msg, msglen)) != 0)
+                return verdict;
         } else if (!strcmp(arg, "--config")) {
             if ((verdict = parse_config(o, val, msg, msglen)) != 0)
                 return verdict;
@@ -1091,9 +1097,9 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         *c->r = (result){.pattern = pname, .eng = c->e, .cfg = c->cfg, .ranks = nprocs,
                          .reps = o->reps, .verified = 1, .bytes = total[0], .extents = total[1],
                          .have_stats = c->e->stats != NULL};
-        snprintf(c->r->label, sizeof c->r->label, "%s%s%s", c->e->name,
-                 c->cfg || (e == 0 && k > 0) ? ":" : "",
-                 c->cfg ? c->cfg->name : e == 0 && k > 0 ? "again" : "");
+        const char *suffix = c->cfg ? c->cfg->name : e == 0 && k > 0 ? "again" : NULL;
+        snprintf(c->r->label, sizeof c->r->label, "%s%s%s", c->e->name, suffix ? ":" : "",
+                 suffix ? suffix : "");
         for (int w = 0; w < 2; w++) {
             c->r->bw[w] = xmalloc((size_t)o->reps * sizeof(double));
             c->r->st[w] = xmalloc((size_t)o->reps * sizeof(mcio_stats));

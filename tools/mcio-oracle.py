@@ -136,10 +136,12 @@ def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, 
                                text=True, timeout=900)
             if r.returncode == 0:
                 break
+            # what failed, and in which case (mcio-bench's progress line names its label)
             said = [x for x in r.stdout.splitlines() if x.startswith("mcio-bench:")]
-            print("    (failed, attempt %d: %s)" % (
-                attempt + 1, (said or r.stdout.strip().splitlines() or ["no output"])[-1]),
-                  flush=True)
+            cases = [x for x in r.stdout.splitlines() if "VERIFICATION FAILED" in x]
+            print("    (failed, attempt %d: %s%s)" % (
+                attempt + 1, (said or r.stdout.strip().splitlines() or ["no output"])[-1],
+                "; " + "; ".join(cases[:3]) if cases else ""), flush=True)
         else:
             return None
         with open(out) as f:
