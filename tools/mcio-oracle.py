@@ -374,7 +374,7 @@ def report(args):
     rows = table(doc)
     print("| site | workload | op | default's choice | default MiB/s [q1-q3] | best own (config) "
           "[q1-q3] | as good (median within the best's q1-q3) | default/best own | default/fit | "
-          "better native | default/native | predicted ms | measured ms | predicted/measured |")
+          "better native | default/native (the native's second case over its first) | predicted ms | measured ms | predicted/measured |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         flag = lambda x, bar: ("**%.2f**" % x) if x is not None and x < bar else (  # noqa: E731
@@ -386,7 +386,8 @@ def report(args):
             r["best_q1"], r["best_q3"], ", ".join(r["tied"]) or "-", flag(r["ratio_own"], 0.9),
             "%.2f" % r["ratio_fit"] if r["ratio_fit"] else "-",
             "%.0f (%s)" % (r["native"], r["native_io"]) if r["native"] else "-",
-            flag(r["ratio_native"], 1.0),
+            flag(r["ratio_native"], 1.0) + (" (itself %.2f)" % r["native_again"]
+                                            if r["native_again"] is not None else ""),
             "%.2f" % (1e3 * r["predicted_s"]) if r["predicted_s"] else "-",
             "%.2f" % (1e3 * r["measured_s"]) if r["measured_s"] else "-",
             "%.2f" % r["error"] if r["error"] else "-"))
