@@ -967,7 +967,6 @@ static MPI_Info make_info(const opts *o, const engine *e, const config *cfg)
 /* One engine's case of the pattern being run: its file and its result. */
 typedef struct bench_case {
     const engine *e;
-    const config *cfg;
     int idx, open_failed;
     char path[4096];
     bench_file f;
@@ -1087,17 +1086,17 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         if (!o->use[e])
             continue;
         bench_case *c = &cs[nc];
+        const config *cfg = e == 1 && o->nconfigs > 0 ? &o->config[k - nn] : NULL;
         *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
-                          .cfg = e == 1 && o->nconfigs > 0 ? &o->config[k - nn] : NULL,
                           .f = {.l = e == 2 ? &contig : e == 3 ? &whole : l,
                                 .persistent = o->persistent, .sync_writes = o->native_sync,
                                 .mf = MPI_FILE_NULL, .ftype = MPI_DATATYPE_NULL, .fd = -1}};
         snprintf(c->path, sizeof c->path, "%s/mcio-bench.%ld.%d.%s.%s", o->dir, pid, c->idx,
                  pname, c->e->name);
-        *c->r = (result){.pattern = pname, .eng = c->e, .cfg = c->cfg, .ranks = nprocs,
+        *c->r = (result){.pattern = pname, .eng = c->e, .cfg = cfg, .ranks = nprocs,
                          .reps = o->reps, .verified = 1, .bytes = total[0], .extents = total[1],
                          .have_stats = c->e->stats != NULL};
-        const char *suffix = c->cfg ? c->cfg->name : e == 0 && k > 0 ? "again" : NULL;
+        const char *suffix = cfg ? cfg->name : e == 0 && k > 0 ? "again" : NULL;
         snprintf(c->r->label, sizeof c->r->label, "%s%s%s", c->e->name, suffix ? ":" : "",
                  suffix ? suffix : "");
         for (int w = 0; w < 2; w++) {
@@ -1111,7 +1110,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
                 close(fd); /* a failure shows at the engine's open */
         }
         MPI_Barrier(MPI_COMM_WORLD);
-        MPI_Info info = make_info(o, c->e, c->cfg);
+        MPI_Info info = make_info(o, c->e, cfg);
         c->open_failed = c->e->open(&c->f, c->path, info);
         MPI_Info_free(&info);
         if (first_failed(c->open_failed, &c->f) >= 0)

@@ -54,7 +54,8 @@ def main():
                 fail("%s: cases %s, expected %s" % (pattern, sorted(got), sorted(want)))
             for label, x in got.items():
                 if not x["verified"] or len(x["write_reps"]) != 2:
-                    fail("%s %s: not verified" % (pattern, label))
+                    fail("%s %s: verified %s after %d of 2 repetitions"
+                         % (pattern, label, x["verified"], len(x["write_reps"])))
             hints = {k: got[k]["hints"] for k in got}
             if any(hints[k] != {"cb_nodes": "2"} for k in ("native", "native:again", "mcio:default")):
                 fail("%s: --hint's cb_nodes=2 alone expected for both natives and default, got %s"
