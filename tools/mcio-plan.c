@@ -551,8 +551,9 @@ static void print_summary(const job *j)
     printf("mcio-plan: strategy %s, pattern %s, %d ranks, %d per node (%d nodes), %s requested\n",
            pl_name(j), j->o.pattern, j->n, j->o.per_node, j->nn, b1);
     if (j->o.fs.name[0])
-        printf("file system: %s (%s)%s, stripe %" PRId64 " bytes%s\n",
+        printf("file system: %s (%s)%s%s, stripe %" PRId64 " bytes%s\n",
                mcio_fs_type_name(j->o.fs.type), j->o.fs.name, j->o.fs.remote ? ", remote" : "",
+               j->o.fs.write_behind < 0 ? "" : j->o.fs.write_behind ? ", write-behind" : ", no write-behind",
                j->o.fs.stripe,
                j->params.stripe == j->o.fs.stripe && j->o.fs.stripe > 0 ? ": file domains align on it"
                                                                          : "");

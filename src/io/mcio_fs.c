@@ -1,8 +1,9 @@
 /*
  * The file system of a file, from the running system (mcio_fsinfo.h): statfs's f_type, the
- * mount in /proc/self/mountinfo, and GlusterFS's shard size from the client's graph under
- * <mount>/.meta/graphs/active/<translator>/ (the translator whose `type` is features/shard,
- * its options/shard-block-size). Local, no MPI: the engine calls it on rank 0 and broadcasts;
+ * mount in /proc/self/mountinfo, and from a GlusterFS client's graph under
+ * <mount>/.meta/graphs/active/<translator>/ its shard size (the translator whose `type` is
+ * features/shard, its options/shard-block-size) and whether it has write-behind (a translator
+ * of type performance/write-behind). Local, no MPI: the engine calls it on rank 0 and broadcasts;
  * mcio-plan calls it for --fs-path.
  */
 #define _GNU_SOURCE /* realpath */
@@ -49,39 +50,41 @@ static char *slurp(const char *path, size_t max)
 /* GlusterFS's default features.shard-block-size, when the option was never set. */
 #define GLUSTER_DEFAULT_SHARD ((int64_t)64 << 20)
 
-/* The shard size of the GlusterFS client mounted at mnt; 0 when sharding is off or unknown. */
-static int64_t gluster_shard_size(const char *mnt)
+/* What the graph of the GlusterFS client mounted at mnt says: info->stripe, the shard size (0
+ * when sharding is off or the graph unreadable); info->write_behind, whether a
+ * performance/write-behind translator is in it (-1 when the graph is unreadable). */
+static void gluster_graph(const char *mnt, mcio_fsinfo *info)
 {
     char dir[PATH_MAX + 32], p[PATH_MAX + 320];
     snprintf(dir, sizeof dir, "%s/.meta/graphs/active", mnt);
     DIR *d = opendir(dir);
     if (!d)
-        return 0;
-    int64_t size = 0;
+        return;
+    info->write_behind = 0;
     for (struct dirent *e; (e = readdir(d));) {
         if (e->d_name[0] == '.')
             continue;
         snprintf(p, sizeof p, "%s/%s/type", dir, e->d_name);
         char *type = slurp(p, 4096);
         int shard = type && strncmp(type, "features/shard", 14) == 0;
+        if (type && strncmp(type, "performance/write-behind", 24) == 0)
+            info->write_behind = 1;
         free(type);
         if (!shard)
             continue;
         snprintf(p, sizeof p, "%s/%s/options/shard-block-size", dir, e->d_name);
         char *v = slurp(p, 4096);
-        size = v ? mcio_fs_parse_gluster_size(v) : GLUSTER_DEFAULT_SHARD;
+        int64_t size = v ? mcio_fs_parse_gluster_size(v) : GLUSTER_DEFAULT_SHARD;
         free(v);
-        if (size < 0)
-            size = 0;
-        break;
+        info->stripe = size > 0 ? size : 0;
     }
     closedir(d);
-    return size;
 }
 
 void mcio_fs_probe(const char *path, mcio_fsinfo *info)
 {
     memset(info, 0, sizeof *info);
+    info->write_behind = -1;
     struct statfs sf;
     if (statfs(path, &sf) == 0)
         info->type = mcio_fs_type_of_magic((int64_t)sf.f_type);
@@ -95,7 +98,7 @@ void mcio_fs_probe(const char *path, mcio_fsinfo *info)
             info->type = t;
         snprintf(info->name, sizeof info->name, "%s", fstype);
         if (info->type == MCIO_FS_GLUSTERFS)
-            info->stripe = gluster_shard_size(mnt);
+            gluster_graph(mnt, info);
     }
     free(mi);
     mcio_fs_set_properties(info);

@@ -10,7 +10,7 @@
 /*
  * Probe the file system of path (a file or directory that exists), from the running system
  * (statfs, /proc/self/mountinfo, GlusterFS's .meta). Local; never fails: what cannot be told
- * stays unknown (type MCIO_FS_UNKNOWN, stripe 0).
+ * stays unknown (type MCIO_FS_UNKNOWN, stripe 0, write_behind -1).
  */
 void mcio_fs_probe(const char *path, mcio_fsinfo *info);
 

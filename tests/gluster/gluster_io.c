@@ -29,6 +29,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "mcio_test.h"
@@ -606,6 +607,25 @@ static void scenario_read_kill(void)
     assert_outcome(&o, "read", 1);
 }
 
+/* Wait up to 10 s until the file system that holds path has need bytes free: GlusterFS frees
+ * a removed sharded file's shards in the background (the shard translator's .remove_me), so
+ * the space comes back some time after the unlink returns. 1 when it is there. */
+static int wait_free(const char *path, int64_t need)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    for (int i = 0; i < 200; i++) {
+        struct statvfs v;
+        if (statvfs(dir, &v) == 0 && (int64_t)v.f_bavail * (int64_t)v.f_frsize >= need)
+            return 1;
+        nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
+    }
+    return 0;
+}
+
 static void scenario_fill(void)
 {
     outcome o;
@@ -637,8 +657,12 @@ static void scenario_fill(void)
             nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
         }
     }
+    /* The new file's bytes, twice over: the volume is healthy again once they fit. */
+    if (mt.rank == 0 && rm)
+        rm = wait_free(opt.file, 2 * (int64_t)mt.nprocs * opt.blocks * opt.block);
     MPI_Bcast(&rm, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    CHECKF(rm, "cannot remove %s to free the volume", opt.file);
+    CHECKF(rm, "cannot remove %s to free the volume (or its space did not come back in 10 s)",
+           opt.file);
     o.next_call_ok = rm;
     o.new_file_ok = new_file_works();
     report(&o);

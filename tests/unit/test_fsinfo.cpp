@@ -120,11 +120,19 @@ TEST(FsInfo, GlusterSizes)
 
 TEST(FsInfo, Properties)
 {
-    mcio_fsinfo g = {};
-    g.type = MCIO_FS_GLUSTERFS;
-    mcio_fs_set_properties(&g);
-    EXPECT_EQ(g.remote, 1);
-    EXPECT_EQ(g.defers_errors, 1);
+    // GlusterFS defers errors unless its client's graph is known to lack write-behind.
+    for (int wb : {-1, 1, 0}) {
+        mcio_fsinfo g = {};
+        g.type = MCIO_FS_GLUSTERFS;
+        g.write_behind = wb;
+        mcio_fs_set_properties(&g);
+        EXPECT_EQ(g.remote, 1);
+        EXPECT_EQ(g.defers_errors, wb != 0) << "write_behind " << wb;
+    }
+    mcio_fsinfo n = {};
+    n.type = MCIO_FS_NFS; // write_behind is GlusterFS's: 0 means nothing to NFS
+    mcio_fs_set_properties(&n);
+    EXPECT_EQ(n.defers_errors, 1);
     mcio_fsinfo t = {};
     t.type = MCIO_FS_TMPFS;
     mcio_fs_set_properties(&t);

@@ -78,9 +78,10 @@ void mcio_fs_set_properties(mcio_fsinfo *info)
     case MCIO_FS_NFS:
     case MCIO_FS_GLUSTERFS:
         /* Both clients acknowledge writes from a cache (NFS's page cache until close or fsync,
-         * GlusterFS's write-behind translator) and report a server's failure later. */
+         * GlusterFS's write-behind translator) and report a server's failure later; a GlusterFS
+         * client whose graph has no write-behind translator waits for the bricks. */
         info->remote = 1;
-        info->defers_errors = 1;
+        info->defers_errors = info->type == MCIO_FS_NFS || info->write_behind != 0;
         break;
     case MCIO_FS_LUSTRE:
     case MCIO_FS_GPFS:

@@ -44,6 +44,9 @@ typedef struct mcio_fsinfo {
     int remote;         /* every access crosses the network to a server */
     int defers_errors;  /* the client acknowledges writes before a server has them (write-behind):
                            a failed write may be reported by a later call, or only by fsync */
+    int write_behind;   /* GlusterFS: 1 when the client's graph has the write-behind translator,
+                           0 when it has none (writes reach the bricks before they return); -1
+                           unknown (the graph unreadable, or not GlusterFS) */
     char name[64];      /* fstype as mountinfo says it ("fuse.glusterfs", "ext4"), or the kind */
 } mcio_fsinfo;
 
@@ -57,7 +60,9 @@ mcio_fs_type mcio_fs_type_of_magic(int64_t magic);
 /* The kind of a mountinfo fstype ("ext4", "fuse.glusterfs", "nfs4", "lustre", "gpfs"). */
 mcio_fs_type mcio_fs_type_of_name(const char *fstype);
 
-/* Remote and deferred-error properties of a kind (fills info->remote, info->defers_errors). */
+/* Remote and deferred-error properties of a kind and, for GlusterFS, of its client's graph
+ * (fills info->remote, info->defers_errors; GlusterFS defers errors unless info->write_behind
+ * is 0). */
 void mcio_fs_set_properties(mcio_fsinfo *info);
 
 /*
