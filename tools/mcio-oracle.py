@@ -43,11 +43,15 @@ markdown table of docs/performance.md (ratios default/best own and default/bette
 model's predicted against measured time) and draws the figure. The best own configuration is
 the largest of about ten noisy medians, which favours it: the report gives each median's
 interquartile range and the configurations whose median falls within the best one's (as good,
-as far as the repetitions tell); the bar stays 0.9 of the best median. The host may be shared: the
+as far as the repetitions tell); the bar stays 0.9 of the best median. Where a case's median
+is below the better native, a sign test over its processes says whether the repetitions tell
+it below (the report also runs it on the native against itself, and gives how many cases
+chance alone would flag). The host may be shared: the
 figures are noisy, and files under /tmp live in the page cache.
 """
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -292,6 +296,30 @@ def ratio(doc, by, a, b, half=None):
     return statistics.median(xa[k] for k in reps) / statistics.median(xb[k] for k in reps)
 
 
+def below(doc, by, a, b, bar):
+    """(the processes in which a's figure fell below bar x b's, the processes, the one-sided
+    sign test's p): whether the repetitions tell a below bar x b, whatever the median says. Under
+    the null hypothesis (a as likely above as below), k or more of n processes below has
+    probability p; p < 0.05 takes 8 of 9 or 5 of 5. Only where the two ran in one process
+    (pairing "process"); None otherwise or without figures."""
+    xa, xb = by.get(a, {}), by.get(b, {})
+    reps = [k for k in xa if k in xb]
+    if doc.get("pairing") != "process" or not reps:
+        return None
+    k, n = sum(xa[r] < bar * xb[r] for r in reps), len(reps)
+    return k, n, sign_tail(k, n)
+
+
+def sign_tail(k, n):
+    """The one-sided sign test's p: k or more of n processes below, each as likely above."""
+    return sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n
+
+
+def flag_rate(n):
+    """How often the sign test at 5% flags a case of n processes that is not below."""
+    return max((p for p in (sign_tail(k, n) for k in range(n + 1)) if p < 0.05), default=0.0)
+
+
 def worst_own(doc, by, config, half=None):
     """(config's lowest ratio to an own configuration, that configuration): config against the
     best of mcio's own configurations; (None, None) without figures."""
@@ -334,8 +362,8 @@ def table(doc):
                 best = m[(s, pat, bestc, op)]
                 nbest, nc = max(nat) if nat else (None, "-")
                 # the default over the better native, in that native's process (mcio over it)
-                ratio_native = ratio(doc, by, "default-on-" + nc if "default-on-" + nc in by
-                                     else "default", "native-" + nc) if nat else None
+                mine = "default-on-" + nc if "default-on-" + nc in by else "default"
+                ratio_native = ratio(doc, by, mine, "native-" + nc) if nat else None
                 # The spread: the best own configuration is the largest of ~10 noisy medians;
                 # those whose median lies within its interquartile range are as good, as far as
                 # these repetitions can tell.
@@ -361,6 +389,10 @@ def table(doc):
                              "tied": tied, "ratio_own_q3": d / bq3 if bq3 else None,
                              "reps": len(reps[(s, pat, "default", op)]),
                              "ratio_native": ratio_native,
+                             "native_below": below(doc, by, mine, "native-" + nc, 1.0)
+                             if nat else None,
+                             "native_again_below": below(doc, by, "native-again-" + nc,
+                                                         "native-" + nc, 1.0) if nat else None,
                              "native_again": ratio(doc, by, "native-again-" + nc, "native-" + nc)
                              if nat else None,
                              "predicted_s": pm, "measured_s": tm,
@@ -387,7 +419,9 @@ def report(args):
             "%.2f" % r["ratio_fit"] if r["ratio_fit"] else "-",
             "%.0f (%s)" % (r["native"], r["native_io"]) if r["native"] else "-",
             flag(r["ratio_native"], 1.0) + (" (itself %.2f)" % r["native_again"]
-                                            if r["native_again"] is not None else ""),
+                                            if r["native_again"] is not None else "")
+            + (" %d/%d below" % r["native_below"][:2] if r["native_below"] and
+               r["ratio_native"] < 1.0 else ""),
             "%.2f" % (1e3 * r["predicted_s"]) if r["predicted_s"] else "-",
             "%.2f" % (1e3 * r["measured_s"]) if r["measured_s"] else "-",
             "%.2f" % r["error"] if r["error"] else "-"))
@@ -420,6 +454,22 @@ def report(args):
               "case over its first): median %.2f, %.2f-%.2f; below 1.0 in %d of %d cases, below "
               "0.97 in %d." % (statistics.median(na), min(na), max(na), sum(x < 1 for x in na),
                                len(na), sum(x < 0.97 for x in na)))
+    sig = [r for r in rows if r["native_below"]]
+    if sig:
+        def told(key):
+            return [r for r in sig if r[key] and r[key][2] < 0.05]
+
+        print("Below the better native in so many processes that chance alone would do it less "
+              "than once in 20 (a one-sided sign test; 8 of 9, 5 of 5): %d of %d cases%s%s; chance "
+              "alone flags about %.1f." % (
+                  len(told("native_below")), len(sig), "".join(
+                      "%s%s %s %s %.2f (%d/%d)" % (", " if i else ": ", r["site"], r["pattern"],
+                                                    r["op"], r["ratio_native"],
+                                                    *r["native_below"][:2])
+                      for i, r in enumerate(told("native_below"))),
+                  "; the natives against themselves, %d" % len(told("native_again_below"))
+                  if any(r["native_again_below"] for r in sig) else "",
+                  sum(flag_rate(r["native_below"][1]) for r in sig)))
     ho = [r for r in rows if r["held_out"] is not None]
     if ho:
         print("Held out (the best own configuration chosen on half of the repetitions, the "
@@ -460,6 +510,11 @@ def plot(rows, png, paired=False):
                    label="default / best own config")
             ax.bar([k + 0.2 for k in x], [r["ratio_native"] or 0 for r in rs], 0.4,
                    label="default / better native")
+            again = [(k + 0.2, r["native_again"]) for k, r in zip(x, rs)
+                     if r["native_again"] is not None]
+            if again:  # the native against itself: how far noise alone moves the orange bars
+                ax.scatter(*zip(*again), marker="_", s=160, color="black", zorder=3,
+                           label="better native's second case / its first")
             ax.axhline(0.9, color="tab:blue", ls="--", lw=0.8)
             ax.axhline(1.0, color="tab:orange", ls="--", lw=0.8)
             ax.set_xticks(list(x))
