@@ -296,9 +296,9 @@ def ratio(doc, by, a, b, half=None):
     return statistics.median(xa[k] for k in reps) / statistics.median(xb[k] for k in reps)
 
 
-def below(doc, by, a, b, bar):
-    """(the processes in which a's figure fell below bar x b's, the processes, the one-sided
-    sign test's p): whether the repetitions tell a below bar x b, whatever the median says. Under
+def below(doc, by, a, b):
+    """(the processes in which a's figure fell below b's, the processes, the one-sided sign
+    test's p): whether the repetitions tell a below b, whatever the median says. Under
     the null hypothesis (a as likely above as below), k or more of n processes below has
     probability p; p < 0.05 takes 8 of 9 or 5 of 5. Only where the two ran in one process
     (pairing "process"); None otherwise or without figures."""
@@ -306,7 +306,7 @@ def below(doc, by, a, b, bar):
     reps = [k for k in xa if k in xb]
     if doc.get("pairing") != "process" or not reps:
         return None
-    k, n = sum(xa[r] < bar * xb[r] for r in reps), len(reps)
+    k, n = sum(xa[r] < xb[r] for r in reps), len(reps)
     return k, n, sign_tail(k, n)
 
 
@@ -389,10 +389,10 @@ def table(doc):
                              "tied": tied, "ratio_own_q3": d / bq3 if bq3 else None,
                              "reps": len(reps[(s, pat, "default", op)]),
                              "ratio_native": ratio_native,
-                             "native_below": below(doc, by, mine, "native-" + nc, 1.0)
+                             "native_below": below(doc, by, mine, "native-" + nc)
                              if nat else None,
                              "native_again_below": below(doc, by, "native-again-" + nc,
-                                                         "native-" + nc, 1.0) if nat else None,
+                                                         "native-" + nc) if nat else None,
                              "native_again": ratio(doc, by, "native-again-" + nc, "native-" + nc)
                              if nat else None,
                              "predicted_s": pm, "measured_s": tm,

@@ -553,7 +553,9 @@ static void print_summary(const job *j)
     if (j->o.fs.name[0])
         printf("file system: %s (%s)%s%s, stripe %" PRId64 " bytes%s\n",
                mcio_fs_type_name(j->o.fs.type), j->o.fs.name, j->o.fs.remote ? ", remote" : "",
-               j->o.fs.write_behind < 0 ? "" : j->o.fs.write_behind ? ", write-behind" : ", no write-behind",
+               j->o.fs.write_behind < 0 ? ""
+               : j->o.fs.write_behind   ? ", write-behind"
+                                        : ", no write-behind",
                j->o.fs.stripe,
                j->params.stripe == j->o.fs.stripe && j->o.fs.stripe > 0 ? ": file domains align on it"
                                                                          : "");

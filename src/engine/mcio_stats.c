@@ -96,8 +96,8 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             "\"t_total\":%.9f,\"pipeline_depth\":%d,\"transport\":\"%s\","
             "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
             "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,\"fs_type\":\"%s\","
-            "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"fs_write_behind\":%d,\"stripe\":%" PRId64
-            ",\"write_sync\":%d,"
+            "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"fs_write_behind\":%d,"
+            "\"stripe\":%" PRId64 ",\"write_sync\":%d,"
             "\"metadata_bytes\":%" PRId64 ",\"metadata_messages\":%" PRId64
             ",\"metadata_max_rank_bytes\":%" PRId64 ",\"metadata_list_bytes\":%" PRId64
             ",\"node_gather\":%d,\"aggregator_ranks\":[",
@@ -106,7 +106,8 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, mcio_transport_name(fh->hints.transport),
             s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
             s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
-            fh->fs.write_behind, fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
+            fh->fs.write_behind,
+            fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
             write && mcio_file_write_sync(fh), s->metadata_bytes, s->metadata_messages,
             s->metadata_max_rank_bytes, s->metadata_list_bytes, s->node_gather);
     for (int d = 0; d < listed; d++)
