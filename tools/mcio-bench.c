@@ -1059,6 +1059,15 @@ static void run_rep(const opts *o, bench_case *c, int rep, int ncases, const buf
                 r->bw[1][rep], !ok ? "  VERIFICATION FAILED" : SIMULATED ? "  (simulated)" : "");
 }
 
+/* The cases of engine e (engines[] order) in each pattern: none when not chosen; the native
+ * twice with --native-again; mcio once per --strategies and --config case, or once. */
+static int engine_cases(const opts *o, int e)
+{
+    if (!o->use[e])
+        return 0;
+    return e == 0 ? 1 + o->native_again : e == 1 && o->nconfigs > 0 ? o->nconfigs : 1;
+}
+
 /* Runs one pattern through every chosen engine, filling res[0..] in engine order; returns how
  * many. Both files stay open while the engines take turns (see the top of the file). */
 static int run_pattern(const opts *o, const char *pname, const layout *l, long pid, int idx0,
@@ -1078,46 +1087,42 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     layout_push(&contig, rank == 0 ? 0 : before, l->bytes);
     if (rank == 0) /* dd's layout: all the bytes, rank 0's */
         layout_push(&whole, 0, total[0]);
-    /* native (twice with --native-again), then mcio once, or once per --strategies and
-     * --config case, then the limit, then dd */
-    int ns = o->nconfigs > 0 ? o->nconfigs : 1, nn = 1 + o->native_again;
-    for (int k = 0; k < nn + ns + 2; k++) {
-        int e = k < nn ? 0 : k < nn + ns ? 1 : k - nn - ns + 2;
-        if (!o->use[e])
-            continue;
-        bench_case *c = &cs[nc];
-        const config *cfg = e == 1 && o->nconfigs > 0 ? &o->config[k - nn] : NULL;
-        *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
-                          .f = {.l = e == 2 ? &contig : e == 3 ? &whole : l,
-                                .persistent = o->persistent, .sync_writes = o->native_sync,
-                                .mf = MPI_FILE_NULL, .ftype = MPI_DATATYPE_NULL, .fd = -1}};
-        snprintf(c->path, sizeof c->path, "%s/mcio-bench.%ld.%d.%s.%s", o->dir, pid, c->idx,
-                 pname, c->e->name);
-        *c->r = (result){.pattern = pname, .eng = c->e, .cfg = cfg, .ranks = nprocs,
-                         .reps = o->reps, .verified = 1, .bytes = total[0], .extents = total[1],
-                         .have_stats = c->e->stats != NULL};
-        const char *suffix = cfg ? cfg->name : e == 0 && k > 0 ? "again" : NULL;
-        snprintf(c->r->label, sizeof c->r->label, "%s%s%s", c->e->name, suffix ? ":" : "",
-                 suffix ? suffix : "");
-        for (int w = 0; w < 2; w++) {
-            c->r->bw[w] = xmalloc((size_t)o->reps * sizeof(double));
-            c->r->st[w] = xmalloc((size_t)o->reps * sizeof(mcio_stats));
+    /* native, mcio, the limit, dd: each engine's cases (engine_cases) */
+    for (int e = 0; e < 4; e++)
+        for (int k = 0; k < engine_cases(o, e); k++) {
+            bench_case *c = &cs[nc];
+            const config *cfg = e == 1 && o->nconfigs > 0 ? &o->config[k] : NULL;
+            *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
+                              .f = {.l = e == 2 ? &contig : e == 3 ? &whole : l,
+                                    .persistent = o->persistent, .sync_writes = o->native_sync,
+                                    .mf = MPI_FILE_NULL, .ftype = MPI_DATATYPE_NULL, .fd = -1}};
+            snprintf(c->path, sizeof c->path, "%s/mcio-bench.%ld.%d.%s.%s", o->dir, pid, c->idx,
+                     pname, c->e->name);
+            *c->r = (result){.pattern = pname, .eng = c->e, .cfg = cfg, .ranks = nprocs,
+                             .reps = o->reps, .verified = 1, .bytes = total[0], .extents = total[1],
+                             .have_stats = c->e->stats != NULL};
+            const char *suffix = cfg ? cfg->name : e == 0 && k > 0 ? "again" : NULL;
+            snprintf(c->r->label, sizeof c->r->label, "%s%s%s", c->e->name, suffix ? ":" : "",
+                     suffix ? suffix : "");
+            for (int w = 0; w < 2; w++) {
+                c->r->bw[w] = xmalloc((size_t)o->reps * sizeof(double));
+                c->r->st[w] = xmalloc((size_t)o->reps * sizeof(mcio_stats));
+            }
+            if (rank == 0) {
+                unlink(c->path); /* MPI_MODE_CREATE keeps an old file's bytes; start from nothing */
+                int fd = o->precreate ? open(c->path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644) : -1;
+                if (fd >= 0)
+                    close(fd); /* a failure shows at the engine's open */
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Info info = make_info(o, c->e, cfg);
+            c->open_failed = c->e->open(&c->f, c->path, info);
+            MPI_Info_free(&info);
+            if (first_failed(c->open_failed, &c->f) >= 0)
+                c->r->verified = 0, c->r->reps = 0;
+            c->r->persistent = c->f.plan != MCIO_PLAN_NULL;
+            nc++;
         }
-        if (rank == 0) {
-            unlink(c->path); /* MPI_MODE_CREATE keeps an old file's bytes; start from nothing */
-            int fd = o->precreate ? open(c->path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644) : -1;
-            if (fd >= 0)
-                close(fd); /* a failure shows at the engine's open */
-        }
-        MPI_Barrier(MPI_COMM_WORLD);
-        MPI_Info info = make_info(o, c->e, cfg);
-        c->open_failed = c->e->open(&c->f, c->path, info);
-        MPI_Info_free(&info);
-        if (first_failed(c->open_failed, &c->f) >= 0)
-            c->r->verified = 0, c->r->reps = 0;
-        c->r->persistent = c->f.plan != MCIO_PLAN_NULL;
-        nc++;
-    }
     int64_t packed = whole.bytes > l->bytes ? whole.bytes : l->bytes, img = layout_mem_bytes(l);
     buffers b = {.want = DATA_MALLOC((size_t)packed), .packed = DATA_MALLOC((size_t)packed),
                  .wimg = l->mem ? DATA_MALLOC((size_t)l->mem_bytes) : NULL,
@@ -1358,10 +1363,9 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
 /* Every pattern through every chosen engine, then the table and the JSON (rank 0). */
 static int run_all(const opts *o, layout *lay, FILE *json)
 {
-    int ns = o->nconfigs > 0 ? o->nconfigs : 1;
-    int rank, status = 0, nres = 0, len = 0;
-    int ncases = o->npatterns * (o->use[0] * (1 + o->native_again) + o->use[1] * ns + o->use[2] +
-                                 o->use[3]);
+    int rank, status = 0, nres = 0, len = 0, ncases = 0;
+    for (int e = 0; e < 4; e++)
+        ncases += o->npatterns * engine_cases(o, e);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     MPI_Get_library_version(libversion, &len);

@@ -282,18 +282,24 @@ def by_rep(doc, s, pat, op):
     return by
 
 
+def pairs(by, a, b, half=None):
+    """[(a's figure, b's figure)] of each repetition both have (of one parity when half is 0
+    or 1)."""
+    xa, xb = by.get(a, {}), by.get(b, {})
+    return [(xa[k], xb[k]) for k in xa if k in xb and (half is None or k % 2 == half)]
+
+
 def ratio(doc, by, a, b, half=None):
     """a's figure over b's over the repetitions (of one parity when half is 0 or 1). Where the
     configurations ran in one process (doc pairing "process"), the median of the ratios taken
     in each process: what the host did to that process it did to both. Before that (each
     configuration a process of its own), the ratio of the medians. None without figures."""
-    xa, xb = by.get(a, {}), by.get(b, {})
-    reps = [k for k in xa if k in xb and (half is None or k % 2 == half)]
-    if not reps:
+    ab = pairs(by, a, b, half)
+    if not ab:
         return None
     if doc.get("pairing") == "process":
-        return statistics.median(xa[k] / xb[k] for k in reps)
-    return statistics.median(xa[k] for k in reps) / statistics.median(xb[k] for k in reps)
+        return statistics.median(x / y for x, y in ab)
+    return statistics.median(x for x, _ in ab) / statistics.median(y for _, y in ab)
 
 
 def below(doc, by, a, b):
@@ -302,11 +308,10 @@ def below(doc, by, a, b):
     the null hypothesis (a as likely above as below), k or more of n processes below has
     probability p; p < 0.05 takes 8 of 9 or 5 of 5. Only where the two ran in one process
     (pairing "process"); None otherwise or without figures."""
-    xa, xb = by.get(a, {}), by.get(b, {})
-    reps = [k for k in xa if k in xb]
-    if doc.get("pairing") != "process" or not reps:
+    ab = pairs(by, a, b)
+    if doc.get("pairing") != "process" or not ab:
         return None
-    k, n = sum(xa[r] < xb[r] for r in reps), len(reps)
+    k, n = sum(x < y for x, y in ab), len(ab)
     return k, n, sign_tail(k, n)
 
 
