@@ -83,6 +83,7 @@ typedef struct opts {
     int nconfigs;
     const char *node_memory;       /* --node-memory: MCIO_VIRTUAL_NODE_MEMORY */
     const char *ranks_per_node;    /* --ranks-per-node: MCIO_VIRTUAL_RANKS_PER_NODE */
+    int buffer_offset; /* --buffer-offset: data buffers this far past a page; -1: calloc's */
 } opts;
 
 typedef struct layout {
@@ -144,6 +145,10 @@ static const char usage[] =
     "                   (label mcio:NAME) with these hints on top of --hint's;\n"
     "                   repeatable (up to 16 cases with --strategies), e.g.\n"
     "                   --config default --config 'own romio_cb_write=disable'\n"
+    "  --buffer-offset K  the data buffers K bytes past a page boundary (0-4095; default:\n"
+    "                   where calloc puts them); 16: where the C library puts a program's\n"
+    "                   large arrays (it decides what a read's kernel copy costs on\n"
+    "                   some CPUs: mcio_read_shift)\n"
     "  --native-again   the native engine twice, the second case labelled native:again:\n"
     "                   how far the same native lands from itself in one process (a\n"
     "                   control for the ratios to it)\n"
@@ -311,7 +316,7 @@ static void layout_build(const opts *o, const pattern *p, int rank, int nprocs, 
 static const char *const valued[] = {"--pattern", "--size",   "--transfer", "--random-max",
                                      "--seed",    "--engine", "--hint",     "--reps",
                                      "--dir",     "--json",   "--strategies", "--node-memory",
-                                     "--ranks-per-node", "--config"};
+                                     "--ranks-per-node", "--config", "--buffer-offset"};
 
 /* Formats the message of a bad argument and returns parse_args' verdict for it. */
 static int bad(char *msg, size_t msglen, const char *fmt, ...)
@@ -433,7 +438,7 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
 {
     int verdict;
     *o = (opts){.size = 16 << 20, .transfer = -1, .random_max = 2 << 20, .seed = 1,
-                .use = {!SIMULATED, 1}, .reps = 3, .dir = "/tmp"};
+                .use = {!SIMULATED, 1}, .reps = 3, .dir = "/tmp", .buffer_offset = -1};
     const char *plist = "ior";
     o->hint_key = xmalloc((size_t)argc * sizeof(char *));
     o->hint_val = xmalloc((size_t)argc * sizeof(char *));
@@ -503,6 +508,11 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             if (!is_num || num < 1 || num > 100000 || strpbrk(val, "kKmMgG"))
                 return bad(msg, msglen, "--reps: '%s' is not a count from 1 to 100000", val);
             o->reps = (int)num;
+        } else if (!strcmp(arg, "--buffer-offset")) {
+            if (!is_num || num < 0 || num > 4095 || strpbrk(val, "kKmMgG"))
+                return bad(msg, msglen, "--buffer-offset: '%s' is not a count from 0 to 4095",
+                           val);
+            o->buffer_offset = (int)num;
         } else { /* byte counts; only --seed and --random-max may be 0 */
             int may_be_zero = !strcmp(arg, "--seed") || !strcmp(arg, "--random-max");
             if (!is_num || (num == 0 && !may_be_zero))
@@ -524,6 +534,32 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
 }
 
 /* ---- Data and checks ---- */
+
+/* A data buffer of n bytes, zeroed: calloc's, or (--buffer-offset K) K bytes past a page. A
+ * program's arrays land where the C library puts them, and its large blocks start 16 bytes
+ * into a page: the offset decides what a read's kernel copy costs on some CPUs
+ * (mcio_read_shift in docs/hints.md). */
+static void *data_alloc(const opts *o, int64_t n)
+{
+    if (SIMULATED || o->buffer_offset < 0)
+        return DATA_MALLOC((size_t)n);
+    void *p = NULL;
+    size_t all = (size_t)n + (size_t)o->buffer_offset + 1;
+    if (posix_memalign(&p, 4096, all) != 0) {
+        fprintf(stderr, "mcio-bench: out of memory (%zu bytes)\n", all);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(p, 0, all);
+    return (char *)p + o->buffer_offset;
+}
+
+static void data_free(const opts *o, void *p)
+{
+    if (p && !SIMULATED && o->buffer_offset >= 0)
+        free((char *)p - o->buffer_offset);
+    else if (p)
+        DATA_FREE(p);
+}
 
 /* The expected bytes: each 8-byte-aligned word of the file is a hash of its index and key. */
 static void fill_expected(const layout *l, uint64_t key, unsigned char *buf)
@@ -1124,9 +1160,9 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
             nc++;
         }
     int64_t packed = whole.bytes > l->bytes ? whole.bytes : l->bytes, img = layout_mem_bytes(l);
-    buffers b = {.want = DATA_MALLOC((size_t)packed), .packed = DATA_MALLOC((size_t)packed),
-                 .wimg = l->mem ? DATA_MALLOC((size_t)l->mem_bytes) : NULL,
-                 .rimg = DATA_MALLOC((size_t)(img > packed ? img : packed))};
+    buffers b = {.want = data_alloc(o, packed), .packed = data_alloc(o, packed),
+                 .wimg = l->mem ? data_alloc(o, l->mem_bytes) : NULL,
+                 .rimg = data_alloc(o, img > packed ? img : packed)};
     for (int i = 0; o->warmup && i < nc; i++)
         if (cs[i].r->reps > 0)
             warm_up(&cs[i], &b);
@@ -1146,11 +1182,10 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         for (int w = 0; w < 2 && c->r->reps > 0; w++)
             c->r->median[w] = median(c->r->bw[w], c->r->reps);
     }
-    DATA_FREE(b.want);
-    DATA_FREE(b.packed);
-    if (b.wimg)
-        DATA_FREE(b.wimg);
-    DATA_FREE(b.rimg);
+    data_free(o, b.want);
+    data_free(o, b.packed);
+    data_free(o, b.wimg);
+    data_free(o, b.rimg);
     layout_free(&contig);
     layout_free(&whole);
     return nc;

@@ -294,7 +294,9 @@ int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out)
     mcio_cost_table t = mcio_cost_defaults(fh->fs.remote);
     char name[MCIO_PATH_LEN + 32] = "";
     int ok = 1, fd = -1;
-    char *buf = malloc((size_t)BIG_ONE + NSMALL * SMALL);
+    /* Page-aligned: into malloc's block (16 bytes into a page) the reads cost 6 times what
+     * they cost into the collective buffer on this host (mcio_io_copy_alias_slow). */
+    char *buf = mcio_io_buffer_alloc((size_t)BIG_ONE + NSMALL * SMALL);
     if (fh->rank == 0) {
         int n = snprintf(name, sizeof name, "%s/.mcio-calibrate-XXXXXX", dir);
         int tmp = n > 0 && (size_t)n < sizeof name ? mkstemp(name) : -1;

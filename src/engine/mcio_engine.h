@@ -464,6 +464,14 @@ static inline int mcio_file_write_sync(const struct mcio_file_s *fh)
     return mcio_hints_write_sync(&fh->hints, fh->fs.defers_errors);
 }
 
+/* Do reads into memory 4K-aliased with the file land 32 bytes on and move back
+ * (mcio_read_shift; auto: where this host's kernel copies such memory slowly)? */
+static inline int mcio_file_read_shift(const struct mcio_file_s *fh)
+{
+    return fh->hints.read_shift == MCIO_READ_SHIFT_TRUE ||
+           (fh->hints.read_shift == MCIO_READ_SHIFT_AUTO && mcio_io_copy_alias_slow());
+}
+
 /* Message tags on the file's private communicator. */
 enum { MCIO_TAG_LIST = 1, MCIO_TAG_DATA = 2 };
 

@@ -306,12 +306,16 @@ int mcio_round_use_span(const mcio_piece *runs, int64_t nruns)
     return nruns == 1 || span - covered <= covered;
 }
 
-/* Write len bytes at off from user memory at addr, or read them there. */
+/* Write len bytes at off from user memory at addr, or read them there (past the kernel's
+ * slow copy into 4K-aliased memory where mcio_read_shift says so). */
 static int move_piece(mcio_file fh, int write, char *addr, int64_t len, int64_t off,
                       char detail[MCIO_DETAIL_LEN])
 {
-    return write ? mcio_io_write_full(fh->io, fh->io_state, addr, len, off, fh->path, detail)
-                 : mcio_io_read_full(fh->io, fh->io_state, addr, len, off, fh->path, detail);
+    if (write)
+        return mcio_io_write_full(fh->io, fh->io_state, addr, len, off, fh->path, detail);
+    return mcio_file_read_shift(fh)
+               ? mcio_io_read_shifted(fh->io, fh->io_state, addr, len, off, fh->path, detail)
+               : mcio_io_read_full(fh->io, fh->io_state, addr, len, off, fh->path, detail);
 }
 
 /* My pieces for my own domain among the send groups [gs, gs1) of a round. (The aggregator's
@@ -480,7 +484,7 @@ static int own_run(mcio_plan p, int write, char *base, mcio_exec_times *times,
     for (int64_t i = 0, j; i < p->next && st == MCIO_SUCCESS; i = j) {
         j = tried && !pack ? i + 1 : mcio_own_pack_end(e, i, p->next);
         if (j > i + 1 && !tried)
-            tried = 1, pack = malloc(MCIO_OWN_PACK);
+            tried = 1, pack = mcio_io_buffer_alloc(MCIO_OWN_PACK);
         if (j == i + 1 || !pack) { /* alone, or no buffer: the piece by itself */
             j = i + 1;
             st = move_piece(fh, write, PIECE_ADDR(base, e[i].mem), e[i].len, e[i].off, detail);

@@ -73,6 +73,35 @@ int mcio_io_write_full(const mcio_io_backend *b, void *state, const void *buf, i
 int mcio_io_read_full(const mcio_io_backend *b, void *state, void *buf, int64_t len, int64_t off,
                       const char *path, char detail[MCIO_DETAIL_LEN]);
 
+/*
+ * Reads into 4K-aliased memory. A kernel copy whose destination lies 1-31 bytes past its
+ * source modulo 4096 runs 5-10 times slower than others on AMD's Zen 3 and later: the CPUs
+ * report fast short `rep movsb` (FSRM), which the kernel's copy to user memory uses, and the
+ * instruction slows down where it suspects the two ranges overlap (glibc's user-space
+ * memmove avoids it there, bug 30994; the kernel does not). A read of a file's page-aligned
+ * bytes into a buffer of the C library's malloc (large blocks start 16 bytes into a page) is
+ * such a copy. Measured on this 2-core EPYC host, page cache: 2 MiB read into page + 16 in
+ * 0.9-1.2 ms, into page + 32 in 0.15-0.18 ms.
+ */
+
+/* A buffer the file is read into or written from: page-aligned (malloc's large blocks are
+ * 4K-aliased with page-aligned file offsets), freed with free(). NULL without memory. */
+void *mcio_io_buffer_alloc(size_t n);
+
+/* Are this host's kernel copies into 4K-aliased memory at least twice slower? Measured once
+ * per process (thread-safe): a memfd's 64 KiB read into an aligned buffer and 16 bytes past
+ * it, the best of five each. 0 where it cannot be measured. */
+int mcio_io_copy_alias_slow(void);
+
+/* mcio_io_read_full, for memory that may be 4K-aliased with the file: where buf lies d = 1-31
+ * bytes past off modulo 4096 and len is at least MCIO_IO_SHIFT_MIN, the first len - (32 - d)
+ * bytes are read 32 - d bytes further into buf (no longer aliased) and moved back in user
+ * space, and the last 32 - d bytes read in place; the same bytes end up in buf, and nothing
+ * outside it is touched. Otherwise one mcio_io_read_full. */
+enum { MCIO_IO_SHIFT_MIN = 16 << 10 };
+int mcio_io_read_shifted(const mcio_io_backend *b, void *state, void *buf, int64_t len,
+                         int64_t off, const char *path, char detail[MCIO_DETAIL_LEN]);
+
 /* Has the file system of path less than need bytes free for an unprivileged writer? For the
  * failures that come without an errno (a 0-byte write, an MPI library's generic I/O error
  * from a sync), to tell a full file system from other causes. Local. */

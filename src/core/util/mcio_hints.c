@@ -80,7 +80,8 @@ static const char *io_thread_name(int i)
     return i >= 0 && i < 3 ? names[i] : NULL;
 }
 
-static const char *write_sync_name(int i)
+/* auto, true, false: mcio_write_sync, mcio_read_shift. */
+static const char *auto_bool_name(int i)
 {
     static const char *const names[] = {"auto", "true", "false"};
     return i >= 0 && i < 3 ? names[i] : NULL;
@@ -159,7 +160,9 @@ static const hint_spec specs[] = {
     {.key = "mcio_io_thread", .kind = HINT_CHOICE, FIELD(io_thread), .names = io_thread_name},
     /* A sync at the end of each collective write, so that a write the file system acknowledged
      * but its server refused fails that call (mcio_twophase.c). */
-    {.key = "mcio_write_sync", .kind = HINT_CHOICE, FIELD(write_sync), .names = write_sync_name},
+    {.key = "mcio_write_sync", .kind = HINT_CHOICE, FIELD(write_sync), .names = auto_bool_name},
+    /* Reads into memory 4K-aliased with the file's offset moved 32 bytes on (mcio_io.c). */
+    {.key = "mcio_read_shift", .kind = HINT_CHOICE, FIELD(read_shift), .names = auto_bool_name},
     /* The default strategy (auto): the share of a node's memory it leaves free, in percent. */
     {.key = "mcio_memory_margin", .kind = HINT_INT, FIELD(memory_margin), .min = 0, .max = 90},
     /* The calibration probe of the cost model (src/engine/mcio_calibrate.c). */

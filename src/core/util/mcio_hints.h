@@ -42,6 +42,15 @@ enum mcio_write_sync_mode {
     MCIO_WRITE_SYNC_FALSE
 };
 
+/* mcio_read_shift: whether a read into memory that lies 1-31 bytes past the file's offset
+ * (modulo 4096) lands 32 bytes further and is moved back (mcio_io_read_shifted). */
+enum mcio_read_shift_mode {
+    MCIO_READ_SHIFT_AUTO = 0, /* where this host's kernel copies such memory slowly
+                                 (mcio_io_copy_alias_slow) */
+    MCIO_READ_SHIFT_TRUE,
+    MCIO_READ_SHIFT_FALSE
+};
+
 /* mcio_node_gather: how the ranks' records reach every rank before planning. */
 enum mcio_node_gather_mode {
     MCIO_NODE_GATHER_AUTO = 0, /* the node-level step from MCIO_NODE_GATHER_MIN_RANKS ranks on,
@@ -84,6 +93,7 @@ typedef struct mcio_hints {
     int transport;                  /* mcio_transport: enum mcio_transport, p2p */
     int io_thread;                  /* mcio_io_thread: enum mcio_io_thread_mode, auto */
     int write_sync;                 /* mcio_write_sync: enum mcio_write_sync_mode, auto */
+    int read_shift;                 /* mcio_read_shift: enum mcio_read_shift_mode, auto */
     double slow_call_seconds;       /* mcio_slow_call_seconds: slow backend, delay per call */
     double slow_byte_seconds;       /* mcio_slow_byte_seconds: slow backend, delay per byte */
     int calibrate;                  /* mcio_calibrate: enum mcio_calibrate_mode, auto */
