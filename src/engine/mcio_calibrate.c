@@ -48,8 +48,14 @@ enum { SMALL = 4096, NSMALL = 16, BIG_ONE = 2 << 20, BIG_EACH = 512 << 10, PINGS
 static void *(*volatile copy_fn)(void *, const void *, size_t) = memmove;
 
 #ifndef MCIO_SIMULATE /* the simulation has no files to probe: the defaults of the kind */
-/* The cache file of the file system holding path: <dir>/<kind>-<device>. 0, or -1 when no
- * cache directory can be named (no HOME) or path cannot be stat'ed. */
+/* The cache's generation, in its files' names: a probe of another generation measured
+ * otherwise, and its table is not kept. 2: the probe reads into page-aligned memory (before,
+ * into malloc's block, 16 bytes into a page: on AMD's Zen 3 and later that priced a lone
+ * read 6 times too dear, mcio_io_copy_alias_slow, and aggregated reads then won). */
+enum { CACHE_GENERATION = 2 };
+
+/* The cache file of the file system holding path: <dir>/<kind>-<device>.<generation>. 0, or
+ * -1 when no cache directory can be named (no HOME) or path cannot be stat'ed. */
 static int cache_path(const char *path, const mcio_fsinfo *fs, char *dir, size_t dlen, char *file,
                       size_t flen)
 {
@@ -62,8 +68,8 @@ static int cache_path(const char *path, const mcio_fsinfo *fs, char *dir, size_t
                             : -1;
     if (n < 0 || (size_t)n >= dlen)
         return -1;
-    n = snprintf(file, flen, "%s/%s-%llx", dir, mcio_fs_type_name(fs->type),
-                 (unsigned long long)sb.st_dev);
+    n = snprintf(file, flen, "%s/%s-%llx.%d", dir, mcio_fs_type_name(fs->type),
+                 (unsigned long long)sb.st_dev, CACHE_GENERATION);
     return n < 0 || (size_t)n >= flen ? -1 : 0;
 }
 
