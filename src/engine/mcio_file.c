@@ -340,6 +340,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     /* The cost model's figures, for the default strategy only (auto chooses per call). */
     if (f->hints.strategy == MCIO_STRATEGY_AUTO)
         mcio_calibrate_file(f, path);
+    (void)mcio_file_read_shift(f); /* the host's copies measured here, not in a read */
     *fh = f;
     return mcio_error_set(MCIO_SUCCESS, NULL);
 fail:

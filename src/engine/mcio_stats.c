@@ -97,7 +97,7 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
             "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,\"fs_type\":\"%s\","
             "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"fs_write_behind\":%d,"
-            "\"stripe\":%" PRId64 ",\"write_sync\":%d,"
+            "\"stripe\":%" PRId64 ",\"write_sync\":%d,\"read_shift\":%d,"
             "\"metadata_bytes\":%" PRId64 ",\"metadata_messages\":%" PRId64
             ",\"metadata_max_rank_bytes\":%" PRId64 ",\"metadata_list_bytes\":%" PRId64
             ",\"node_gather\":%d,\"aggregator_ranks\":[",
@@ -108,8 +108,9 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
             fh->fs.write_behind,
             fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
-            write && mcio_file_write_sync(fh), s->metadata_bytes, s->metadata_messages,
-            s->metadata_max_rank_bytes, s->metadata_list_bytes, s->node_gather);
+            write && mcio_file_write_sync(fh), !write && mcio_file_read_shift(fh),
+            s->metadata_bytes, s->metadata_messages, s->metadata_max_rank_bytes,
+            s->metadata_list_bytes, s->node_gather);
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
     fprintf(f, "],\"aggregator_nodes\":[");

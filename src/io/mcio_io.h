@@ -89,8 +89,8 @@ int mcio_io_read_full(const mcio_io_backend *b, void *state, void *buf, int64_t 
 void *mcio_io_buffer_alloc(size_t n);
 
 /* Are this host's kernel copies into 4K-aliased memory at least twice slower? Measured once
- * per process (thread-safe): a memfd's 64 KiB read into an aligned buffer and 16 bytes past
- * it, the best of five each. 0 where it cannot be measured. */
+ * per process (thread-safe; mcio_file_open asks first): a memfd's 64 KiB read into an aligned
+ * buffer and 16 bytes past it, the best of five each. 0 where it cannot be measured. */
 int mcio_io_copy_alias_slow(void);
 
 /* mcio_io_read_full, for memory that may be 4K-aliased with the file: where buf lies d = 1-31
