@@ -5,8 +5,12 @@ file-system figures (call and byte, alone and among conc; a write's sync) togeth
 probe that found that operation cheaper (one call of 1 MiB alone plus one among conc ranks),
 the message figures each the lower of the two.
 
+Then, in another fresh cache: a table probed at 2 ranks is probed again by a job of 3 ranks
+on the node (its concurrent figures are of fewer ranks), and read by the next 2- and 3-rank
+jobs.
+
 Usage: calibrate_test.py MPIEXEC [MPIEXEC_FLAGS...] -- MCIO_CALIBRATE DIR
-Runs 3 ranks with XDG_CACHE_HOME set to a new temporary directory, so the user's own cache is
+Runs 2 and 3 ranks with XDG_CACHE_HOME set to a new temporary directory, so the user's own cache is
 never read or written. Fails (exit 1) naming the figure at fault.
 """
 import json
@@ -28,9 +32,10 @@ def fail(msg):
     sys.exit(1)
 
 
-def calibrate(launch, tool, d, cache, *flags):
+def calibrate(launch, tool, d, cache, *flags, ranks=3):
     env = dict(os.environ, XDG_CACHE_HOME=cache)
-    r = subprocess.run(launch + ["-n", "3", tool, "--dir", d, "--json"] + list(flags), env=env,
+    r = subprocess.run(launch + ["-n", str(ranks), tool, "--dir", d, "--json"] + list(flags),
+                       env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=240)
     if r.returncode != 0:
         fail("mcio-calibrate %s exited %d: %s" % (" ".join(flags), r.returncode, r.stderr.strip()))
@@ -38,6 +43,19 @@ def calibrate(launch, tool, d, cache, *flags):
         return json.loads(r.stdout)
     except ValueError:
         fail("mcio-calibrate %s printed no JSON: %r" % (" ".join(flags), r.stdout[:200]))
+
+
+def layout_rule(launch, tool, d):
+    """A cache probed with fewer ranks on a node than the job's is probed again on first use
+    (--cached: the mcio_calibrate auto of every open); one of as many ranks or more is read."""
+    with tempfile.TemporaryDirectory() as cache:
+        runs = [(2, "probe", 2), (3, "probe", 3), (2, "cache", 3), (3, "cache", 3)]
+        for ranks, source, conc in runs:
+            got = calibrate(launch, tool, d, cache, "--cached", ranks=ranks)
+            if got["source"] != source or got["conc"] != conc:
+                fail("--cached at %d ranks after %s: source %s, conc %s (%s, %d expected)" % (
+                    ranks, [r[0] for r in runs[:runs.index((ranks, source, conc))]],
+                    got["source"], got["conc"], source, conc))
 
 
 def main():
@@ -82,6 +100,7 @@ def main():
             if abs(merged[k] - want) > 1e-6 * want:
                 fail("the cache kept %s = %g, not the lower of %g and %g" % (
                     k, merged[k], first[k], second[k]))
+    layout_rule(launch, tool, d)
     print("calibrate: probe, cache and merge agree on %d figures (%s)" % (len(FS + SYNC), first["fs_type"]))
 
 
