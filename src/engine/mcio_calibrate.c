@@ -465,16 +465,37 @@ static void apply_topology(mcio_file fh, mcio_cost_table *t)
     }
 }
 
+#ifndef MCIO_SIMULATE
+/* The host's load average per core over the last minute, or -1 where it cannot be read. */
+static double load_now(void)
+{
+    double avg;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return getloadavg(&avg, 1) == 1 && cores > 0 ? avg / (double)cores : -1;
+}
+
+/* Does a cached table stand for this open (auto)? Not where its probe had fewer ranks on a
+ * node than this job (first_node_ranks), nor where it was probed under load (above
+ * LOADED_PERCENT % of each core) and the host is now less than half as loaded: a probe under load prices
+ * the file system dearer, figure by figure and not alike (measured on the GlusterFS
+ * testbed: probed at 1.91 per core, FLASH-IO's reads went independent at 0.58 of the best
+ * configuration; probed at 0.56, they aggregated at 1.24 of OMPIO), and the probe taken
+ * again merges its figures with the cache's (mcio_cost_keep_best), so the rule ends. */
+static int cache_stands(mcio_file fh, const mcio_cost_table *t)
+{
+    enum { LOADED_PERCENT = 50 };
+    double now = load_now();
+    int loaded = t->load * 100 > LOADED_PERCENT && now >= 0 && now < t->load / 2;
+    return t->conc >= first_node_ranks(fh) && !loaded;
+}
+
 /* Rank 0, after a probe: the host's load per core now, and, unless the hint says replace, the
  * best of this probe and the cached table figure by figure (mcio_cost_keep_best: a probe under
  * load measured every write 30 times dearer on this host's /tmp, and every later job of the
  * file system then aggregated). fh->cost_kept says how many figures the cache kept. */
-#ifndef MCIO_SIMULATE
 static void probe_keep_best(mcio_file fh, const char *file, mcio_cost_table *t)
 {
-    double avg;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    t->load = getloadavg(&avg, 1) == 1 && cores > 0 ? avg / (double)cores : -1;
+    t->load = load_now();
     t->probes = 1;
     fh->cost_kept = 0;
     mcio_cost_table cached;
@@ -503,8 +524,7 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
         else if (fh->hints.calibrate != MCIO_CALIBRATE_FORCE &&
                  fh->hints.calibrate != MCIO_CALIBRATE_REPLACE && have &&
                  read_table(file, &got.t, &got.date) == 0 &&
-                 (got.t.conc >= first_node_ranks(fh) ||
-                  fh->hints.calibrate == MCIO_CALIBRATE_OFF))
+                 (fh->hints.calibrate == MCIO_CALIBRATE_OFF || cache_stands(fh, &got.t)))
             got.source = MCIO_COST_CACHE;
         else
             got.probe = fh->hints.calibrate != MCIO_CALIBRATE_OFF;

@@ -20,7 +20,7 @@
  */
 #include "mcio_test.h"
 
-#include "../../src/io/mcio_io.h"
+#include "mcio_io.h"
 
 #define PAGE 4096
 #define GUARD 0xEE

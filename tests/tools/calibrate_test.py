@@ -7,7 +7,7 @@ the message figures each the lower of the two.
 
 Then, in another fresh cache: a table probed at 2 ranks is probed again by a job of 3 ranks
 on the node (its concurrent figures are of fewer ranks), and read by the next 2- and 3-rank
-jobs.
+jobs; a table that says it was probed under a load of 1,000 per core is probed again, once.
 
 Usage: calibrate_test.py MPIEXEC [MPIEXEC_FLAGS...] -- MCIO_CALIBRATE DIR
 Runs 2 and 3 ranks with XDG_CACHE_HOME set to a new temporary directory, so the user's own cache is
@@ -45,9 +45,10 @@ def calibrate(launch, tool, d, cache, *flags, ranks=3):
         fail("mcio-calibrate %s printed no JSON: %r" % (" ".join(flags), r.stdout[:200]))
 
 
-def layout_rule(launch, tool, d):
+def reprobe_rules(launch, tool, d):
     """A cache probed with fewer ranks on a node than the job's is probed again on first use
-    (--cached: the mcio_calibrate auto of every open); one of as many ranks or more is read."""
+    (--cached: the mcio_calibrate auto of every open), and so is one probed under a load more
+    than twice today's; otherwise the cache is read."""
     with tempfile.TemporaryDirectory() as cache:
         runs = [(2, "probe", 2), (3, "probe", 3), (2, "cache", 3), (3, "cache", 3)]
         for ranks, source, conc in runs:
@@ -56,6 +57,19 @@ def layout_rule(launch, tool, d):
                 fail("--cached at %d ranks after %s: source %s, conc %s (%s, %d expected)" % (
                     ranks, [r[0] for r in runs[:runs.index((ranks, source, conc))]],
                     got["source"], got["conc"], source, conc))
+        # As if probed under a load of 1,000 per core: no host here is half as loaded.
+        path = os.path.join(cache, "mcio", os.listdir(os.path.join(cache, "mcio"))[0])
+        with open(path) as f:
+            lines = [("load 1000" if ln.startswith("load ") else ln) for ln in f.read().split("\n")]
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+        for source in ("probe", "cache"):
+            got = calibrate(launch, tool, d, cache, "--cached")
+            if got["source"] != source:
+                fail("--cached after a table probed under load 1000: source %s, not %s" % (
+                    got["source"], source))
+        if not 0 <= got["load"] < 1000:
+            fail("the table probed again keeps load %s, not the load of its probe" % got["load"])
 
 
 def main():
@@ -100,7 +114,7 @@ def main():
             if abs(merged[k] - want) > 1e-6 * want:
                 fail("the cache kept %s = %g, not the lower of %g and %g" % (
                     k, merged[k], first[k], second[k]))
-    layout_rule(launch, tool, d)
+    reprobe_rules(launch, tool, d)
     print("calibrate: probe, cache and merge agree on %d figures (%s)" % (len(FS + SYNC), first["fs_type"]))
 
 
