@@ -302,10 +302,7 @@ static void probe_net(mcio_file fh, char *buf, mcio_cost_table *t)
  * tapioca then aggregated at 0.46-0.62 of ROMIO's speed. */
 static int first_node_ranks(mcio_file fh)
 {
-    int k = 0;
-    for (int r = 0; r < fh->nprocs; r++)
-        k += fh->machine.node_of_rank[r] == 0;
-    return k;
+    return fh->machine.node_first[1] - fh->machine.node_first[0]; /* node 0: rank 0's */
 }
 
 int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out)
@@ -369,10 +366,7 @@ int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out)
 static double overlap_here(mcio_file fh)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int here = 0;
-    for (int r = 0; r < fh->nprocs; r++)
-        here += fh->machine.node_of_rank[r] == fh->machine.node_of_rank[0];
-    return cores > 0 && cores >= 2L * here ? 1.0 : 0.0;
+    return cores > 0 && cores >= 2L * first_node_ranks(fh) ? 1.0 : 0.0;
 }
 
 /* Rank 0: its node's online cores (the cost model's cores; rank 0's node speaks for all). */
@@ -476,11 +470,11 @@ static double load_now(void)
 
 /* Does a cached table stand for this open (auto)? Not where its probe had fewer ranks on a
  * node than this job (first_node_ranks), nor where it was probed under load (above
- * LOADED_PERCENT % of each core) and the host is now less than half as loaded: a probe under load prices
- * the file system dearer, figure by figure and not alike (measured on the GlusterFS
- * testbed: probed at 1.91 per core, FLASH-IO's reads went independent at 0.58 of the best
- * configuration; probed at 0.56, they aggregated at 1.24 of OMPIO), and the probe taken
- * again merges its figures with the cache's (mcio_cost_keep_best), so the rule ends. */
+ * LOADED_PERCENT % of each core) and the host is now less than half as loaded: a probe under
+ * load prices the file system dearer, figure by figure and not alike (measured on the
+ * GlusterFS testbed: probed at 1.91 per core, FLASH-IO's reads went independent at 0.58 of
+ * the best configuration; probed at 0.56, they aggregated at 1.24 of OMPIO), and the probe
+ * taken again merges its figures with the cache's (mcio_cost_keep_best), so the rule ends. */
 static int cache_stands(mcio_file fh, const mcio_cost_table *t)
 {
     enum { LOADED_PERCENT = 50 };
