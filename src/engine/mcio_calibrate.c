@@ -43,6 +43,15 @@
  * write taken once). */
 enum { SMALL = 4096, NSMALL = 16, BIG_ONE = 2 << 20, BIG_EACH = 512 << 10, PINGS = 20, REPEAT = 3 };
 
+/* SYNC_REPEAT: a write and its sync are timed so many times, the median call kept (each
+ * time the slowest rank's, as a call waits for it). A remote file system's flush varies
+ * two-sided from call to call: on this host's GlusterFS, six probes of 8 ranks each writing
+ * 512 KiB and syncing took 19.6-30.1 ms (median 25), where calls of the same shape took
+ * 22-25 ms; a probe that kept one such figure (16 ms) priced the independent writes of
+ * contiguous, ior, hacc-aos and mpi-io-test below one aggregator's, which were 1.2-1.3 times
+ * faster (docs/performance.md, seventeenth pass). */
+enum { SYNC_REPEAT = 5 };
+
 /* Called through a volatile pointer: a copy into memory nobody reads after is otherwise dead
  * code to the compiler (measured here: 0.17 us for 256 KiB). */
 static void *(*volatile copy_fn)(void *, const void *, size_t) = memmove;
@@ -51,8 +60,10 @@ static void *(*volatile copy_fn)(void *, const void *, size_t) = memmove;
 /* The cache's generation, in its files' names: a probe of another generation measured
  * otherwise, and its table is not kept. 2: the probe reads into page-aligned memory (before,
  * into malloc's block, 16 bytes into a page: on AMD's Zen 3 and later that priced a lone
- * read 6 times too dear, mcio_io_copy_alias_slow, and aggregated reads then won). */
-enum { CACHE_GENERATION = 2 };
+ * read 6 times too dear, mcio_io_copy_alias_slow, and aggregated reads then won). 3: a
+ * write's sync is the median of SYNC_REPEAT (before, one time: a lucky one made a node's
+ * concurrent writes look cheap). */
+enum { CACHE_GENERATION = 3 };
 
 /* The cache file of the file system holding path: <dir>/<kind>-<device>.<generation>. 0, or
  * -1 when no cache directory can be named (no HOME) or path cannot be stat'ed. */
@@ -152,54 +163,6 @@ static void nap_barrier(MPI_Comm comm)
     }
 }
 
-/* Collective: the file-system part of the probe. The ranks with active set access the file at
- * once, each in its own region, in phases each begun together (nap_barrier): NSMALL calls of
- * SMALL bytes, one call of big bytes and, for writes that end with one (fs.defers_errors:
- * mcio_write_sync auto), the big call again with its sync right after, as a call syncs what
- * it has just written (the sync is that phase's time less the big call's). The sync is
- * priced apart: a call pays it once per writer, not per file call. Each phase but the last
- * runs REPEAT times, each rank's fastest kept, the slowest rank's taken. The region is
- * written once, untimed, before: the timed writes rewrite pages the file has, as a call
- * rewriting a file does (a new file's first write also allocates them, on this host's page
- * cache several times the cost per byte of a rewrite; the ways of running a call pay that
- * alike). *ok agreed; fills call/byte[.][c] and sync[c]. */
-static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big, char *buf,
-                           mcio_cost_table *t, int *ok)
-{
-    double mine[6] = {0}, worst[6]; /* [3 op + phase]: per small call, the big call, the sync */
-    int64_t off = (int64_t)fh->rank * (NSMALL * SMALL + big);
-    int sync = fh->fs.defers_errors;
-    int err = active && (access_at(fd, 1, buf, off, NSMALL * SMALL + big) != 0 ||
-                         (sync && fsync(fd) != 0));
-    for (int op = 0; op < 2; op++)
-        for (int phase = 0; phase < (op == 0 && sync ? 3 : 2); phase++)
-            for (int rep = 0; rep < (phase == 2 ? 1 : REPEAT); rep++) {
-                nap_barrier(fh->comm);
-                if (!active || err)
-                    continue;
-                double t0 = PMPI_Wtime();
-                for (int i = 0; phase == 0 && i < NSMALL; i++)
-                    err |= access_at(fd, op == 0, buf, off + (int64_t)i * SMALL, SMALL);
-                if (phase == 1)
-                    err |= access_at(fd, op == 0, buf, off + NSMALL * SMALL, big);
-                if (phase == 2) /* the big write again, and its sync right after */
-                    err |= access_at(fd, 1, buf, off + NSMALL * SMALL, big) != 0 || fsync(fd) != 0;
-                double t = (PMPI_Wtime() - t0) / (phase == 0 ? NSMALL : 1);
-                double *m = &mine[3 * op + phase];
-                *m = rep == 0 || t < *m ? t : *m;
-            }
-    int bad = err != 0, anybad = 0;
-    PMPI_Allreduce(mine, worst, 6, MPI_DOUBLE, MPI_MAX, fh->comm);
-    PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, fh->comm);
-    if (anybad) {
-        *ok = 0;
-        return;
-    }
-    for (int op = 0; op < 2; op++)
-        fit(worst[3 * op], worst[3 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
-    t->sync[c] = worst[2] > worst[1] ? worst[2] - worst[1] : 0; /* 0: no sync phase */
-}
-
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -211,6 +174,57 @@ static double median_of(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof v[0], cmp_double);
     return v[n / 2];
+}
+
+/* Collective: the file-system part of the probe. The ranks with active set access the file at
+ * once, each in its own region, in phases each begun together (nap_barrier): NSMALL calls of
+ * SMALL bytes, one call of big bytes and, for writes that end with one (fs.defers_errors:
+ * mcio_write_sync auto), the big call again with its sync right after, as a call syncs what
+ * it has just written (the sync is that phase's time less the big call's). The sync is
+ * priced apart: a call pays it once per writer, not per file call. Each phase but the last
+ * runs REPEAT times, each rank's fastest kept, the slowest rank's taken; the last runs
+ * SYNC_REPEAT times, the median of the slowest rank's times taken. The region is
+ * written once, untimed, before: the timed writes rewrite pages the file has, as a call
+ * rewriting a file does (a new file's first write also allocates them, on this host's page
+ * cache several times the cost per byte of a rewrite; the ways of running a call pay that
+ * alike). *ok agreed; fills call/byte[.][c] and sync[c]. */
+static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big, char *buf,
+                           mcio_cost_table *t, int *ok)
+{
+    /* [2 op + phase]: per small call, the big call; [4 + rep]: the write and its sync */
+    double mine[4 + SYNC_REPEAT] = {0}, worst[4 + SYNC_REPEAT];
+    int64_t off = (int64_t)fh->rank * (NSMALL * SMALL + big);
+    int sync = fh->fs.defers_errors;
+    int err = active && (access_at(fd, 1, buf, off, NSMALL * SMALL + big) != 0 ||
+                         (sync && fsync(fd) != 0));
+    for (int op = 0; op < 2; op++)
+        for (int phase = 0; phase < (op == 0 && sync ? 3 : 2); phase++)
+            for (int rep = 0; rep < (phase == 2 ? SYNC_REPEAT : REPEAT); rep++) {
+                nap_barrier(fh->comm);
+                if (!active || err)
+                    continue;
+                double t0 = PMPI_Wtime();
+                for (int i = 0; phase == 0 && i < NSMALL; i++)
+                    err |= access_at(fd, op == 0, buf, off + (int64_t)i * SMALL, SMALL);
+                if (phase == 1)
+                    err |= access_at(fd, op == 0, buf, off + NSMALL * SMALL, big);
+                if (phase == 2) /* the big write again, and its sync right after */
+                    err |= access_at(fd, 1, buf, off + NSMALL * SMALL, big) != 0 || fsync(fd) != 0;
+                double t = (PMPI_Wtime() - t0) / (phase == 0 ? NSMALL : 1);
+                double *m = &mine[phase == 2 ? 4 + rep : 2 * op + phase];
+                *m = phase == 2 || rep == 0 || t < *m ? t : *m;
+            }
+    int bad = err != 0, anybad = 0;
+    PMPI_Allreduce(mine, worst, 4 + SYNC_REPEAT, MPI_DOUBLE, MPI_MAX, fh->comm);
+    PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, fh->comm);
+    if (anybad) {
+        *ok = 0;
+        return;
+    }
+    for (int op = 0; op < 2; op++)
+        fit(worst[2 * op], worst[2 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
+    double synced = median_of(worst + 4, SYNC_REPEAT); /* 0: no sync phase */
+    t->sync[c] = synced > worst[1] ? synced - worst[1] : 0;
 }
 
 /* A copy's cost per byte beyond the cache (the cost model's copy_cold): the best of three
