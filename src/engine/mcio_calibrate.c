@@ -43,13 +43,11 @@
  * write taken once). */
 enum { SMALL = 4096, NSMALL = 16, BIG_ONE = 2 << 20, BIG_EACH = 512 << 10, PINGS = 20, REPEAT = 3 };
 
-/* SYNC_REPEAT: a write and its sync are timed so many times, the median call kept (each
- * time the slowest rank's, as a call waits for it). A remote file system's flush varies
- * two-sided from call to call: on this host's GlusterFS, six probes of 8 ranks each writing
- * 512 KiB and syncing took 19.6-30.1 ms (median 25), where calls of the same shape took
- * 22-25 ms; a probe that kept one such figure (16 ms) priced the independent writes of
- * contiguous, ior, hacc-aos and mpi-io-test below one aggregator's, which were 1.2-1.3 times
- * faster (docs/performance.md, seventeenth pass). */
+/* SYNC_REPEAT: a write and its sync are timed so many times, the median try kept (each
+ * try's time the slowest rank's, as a call waits for it). A remote file system's flush
+ * varies both ways from try to try: on this host's GlusterFS the sync of 8 ranks that had
+ * each written 512 KiB, timed once per probe, came to 11.8-25.0 ms over 12 probes; the
+ * median of five, 9.7-14.7 over 6 (docs/performance.md, seventeenth pass). */
 enum { SYNC_REPEAT = 5 };
 
 /* Called through a volatile pointer: a copy into memory nobody reads after is otherwise dead
@@ -60,9 +58,9 @@ static void *(*volatile copy_fn)(void *, const void *, size_t) = memmove;
 /* The cache's generation, in its files' names: a probe of another generation measured
  * otherwise, and its table is not kept. 2: the probe reads into page-aligned memory (before,
  * into malloc's block, 16 bytes into a page: on AMD's Zen 3 and later that priced a lone
- * read 6 times too dear, mcio_io_copy_alias_slow, and aggregated reads then won). 3: a
- * write's sync is the median of SYNC_REPEAT (before, one time: a lucky one made a node's
- * concurrent writes look cheap). */
+ * read 6 times too dear, mcio_io_copy_alias_slow, and aggregated reads then won). 3: each
+ * time is the slowest rank's, a write's sync the median of SYNC_REPEAT (before, each rank's
+ * fastest, and one sync: a node's concurrent calls looked cheap, probe_fs_costs). */
 enum { CACHE_GENERATION = 3 };
 
 /* The cache file of the file system holding path: <dir>/<kind>-<device>.<generation>. 0, or
@@ -182,8 +180,12 @@ static double median_of(double *v, int n)
  * mcio_write_sync auto), the big call again with its sync right after, as a call syncs what
  * it has just written (the sync is that phase's time less the big call's). The sync is
  * priced apart: a call pays it once per writer, not per file call. Each phase but the last
- * runs REPEAT times, each rank's fastest kept, the slowest rank's taken; the last runs
- * SYNC_REPEAT times, the median of the slowest rank's times taken. The region is
+ * runs REPEAT times, the fastest kept, and the last SYNC_REPEAT times, the median kept. On a
+ * remote file system, whose streams run side by side, a try's time is its slowest rank's, as
+ * a call waits for it: each rank's fastest try, then the slowest of those, let each of 8
+ * ranks pick its lucky one of three (docs/performance.md, seventeenth pass). On a local one
+ * it is each rank's own time: a node's writes to the file take turns, which the cost model
+ * adds up itself (costmodel.c: writes_take_turns). The region is
  * written once, untimed, before: the timed writes rewrite pages the file has, as a call
  * rewriting a file does (a new file's first write also allocates them, on this host's page
  * cache several times the cost per byte of a rewrite; the ways of running a call pay that
@@ -191,8 +193,10 @@ static double median_of(double *v, int n)
 static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big, char *buf,
                            mcio_cost_table *t, int *ok)
 {
-    /* [2 op + phase]: per small call, the big call; [4 + rep]: the write and its sync */
-    double mine[4 + SYNC_REPEAT] = {0}, worst[4 + SYNC_REPEAT];
+    /* [REPEAT (2 op + phase) + rep]: per small call, the big call; [4 REPEAT + rep]: the write
+     * and its sync; [TRIES + 2 op + phase]: this rank's fastest try */
+    enum { TRIES = 4 * REPEAT + SYNC_REPEAT, TIMES = TRIES + 4 };
+    double mine[TIMES] = {0}, worst[TIMES];
     int64_t off = (int64_t)fh->rank * (NSMALL * SMALL + big);
     int sync = fh->fs.defers_errors;
     int err = active && (access_at(fd, 1, buf, off, NSMALL * SMALL + big) != 0 ||
@@ -211,20 +215,30 @@ static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big,
                 if (phase == 2) /* the big write again, and its sync right after */
                     err |= access_at(fd, 1, buf, off + NSMALL * SMALL, big) != 0 || fsync(fd) != 0;
                 double t = (PMPI_Wtime() - t0) / (phase == 0 ? NSMALL : 1);
-                double *m = &mine[phase == 2 ? 4 + rep : 2 * op + phase];
-                *m = phase == 2 || rep == 0 || t < *m ? t : *m;
+                int k = 2 * op + phase;
+                mine[phase == 2 ? 4 * REPEAT + rep : REPEAT * k + rep] = t;
+                if (phase < 2 && (rep == 0 || t < mine[TRIES + k]))
+                    mine[TRIES + k] = t;
             }
     int bad = err != 0, anybad = 0;
-    PMPI_Allreduce(mine, worst, 4 + SYNC_REPEAT, MPI_DOUBLE, MPI_MAX, fh->comm);
+    PMPI_Allreduce(mine, worst, TIMES, MPI_DOUBLE, MPI_MAX, fh->comm);
     PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, fh->comm);
     if (anybad) {
         *ok = 0;
         return;
     }
+    double fastest[4]; /* [2 op + phase]: the fastest try's slowest rank, or the ranks' fastest */
+    for (int k = 0; k < 4; k++) {
+        fastest[k] = worst[TRIES + k];
+        for (int rep = 0; fh->fs.remote && rep < REPEAT; rep++) {
+            double w = worst[REPEAT * k + rep];
+            fastest[k] = rep == 0 || w < fastest[k] ? w : fastest[k];
+        }
+    }
     for (int op = 0; op < 2; op++)
-        fit(worst[2 * op], worst[2 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
-    double synced = median_of(worst + 4, SYNC_REPEAT); /* 0: no sync phase */
-    t->sync[c] = synced > worst[1] ? synced - worst[1] : 0;
+        fit(fastest[2 * op], fastest[2 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
+    double synced = median_of(worst + 4 * REPEAT, SYNC_REPEAT); /* 0: no sync phase */
+    t->sync[c] = synced > fastest[1] ? synced - fastest[1] : 0;
 }
 
 /* A copy's cost per byte beyond the cache (the cost model's copy_cold): the best of three
