@@ -174,6 +174,15 @@ static double median_of(double *v, int n)
     return v[n / 2];
 }
 
+/* The least of n times. */
+static double least_of(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
 /* Collective: the file-system part of the probe. The ranks with active set access the file at
  * once, each in its own region, in phases each begun together (nap_barrier): NSMALL calls of
  * SMALL bytes, one call of big bytes and, for writes that end with one (fs.defers_errors:
@@ -215,11 +224,10 @@ static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big,
                 if (phase == 2) /* the big write again, and its sync right after */
                     err |= access_at(fd, 1, buf, off + NSMALL * SMALL, big) != 0 || fsync(fd) != 0;
                 double t = (PMPI_Wtime() - t0) / (phase == 0 ? NSMALL : 1);
-                int k = 2 * op + phase;
-                mine[phase == 2 ? 4 * REPEAT + rep : REPEAT * k + rep] = t;
-                if (phase < 2 && (rep == 0 || t < mine[TRIES + k]))
-                    mine[TRIES + k] = t;
+                mine[phase == 2 ? 4 * REPEAT + rep : REPEAT * (2 * op + phase) + rep] = t;
             }
+    for (int k = 0; k < 4; k++)
+        mine[TRIES + k] = least_of(mine + REPEAT * k, REPEAT);
     int bad = err != 0, anybad = 0;
     PMPI_Allreduce(mine, worst, TIMES, MPI_DOUBLE, MPI_MAX, fh->comm);
     PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, fh->comm);
@@ -228,13 +236,8 @@ static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big,
         return;
     }
     double fastest[4]; /* [2 op + phase]: the fastest try's slowest rank, or the ranks' fastest */
-    for (int k = 0; k < 4; k++) {
-        fastest[k] = worst[TRIES + k];
-        for (int rep = 0; fh->fs.remote && rep < REPEAT; rep++) {
-            double w = worst[REPEAT * k + rep];
-            fastest[k] = rep == 0 || w < fastest[k] ? w : fastest[k];
-        }
-    }
+    for (int k = 0; k < 4; k++)
+        fastest[k] = fh->fs.remote ? least_of(worst + REPEAT * k, REPEAT) : worst[TRIES + k];
     for (int op = 0; op < 2; op++)
         fit(fastest[2 * op], fastest[2 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
     double synced = median_of(worst + 4 * REPEAT, SYNC_REPEAT); /* 0: no sync phase */
