@@ -60,8 +60,9 @@ static void *(*volatile copy_fn)(void *, const void *, size_t) = memmove;
  * into malloc's block, 16 bytes into a page: on AMD's Zen 3 and later that priced a lone
  * read 6 times too dear, mcio_io_copy_alias_slow, and aggregated reads then won). 3: each
  * time is the slowest rank's, a write's sync the median of SYNC_REPEAT (before, each rank's
- * fastest, and one sync: a node's concurrent calls looked cheap, probe_fs_costs). */
-enum { CACHE_GENERATION = 3 };
+ * fastest, and one sync: a node's concurrent calls looked cheap, probe_fs_costs). 4: on a
+ * remote file system the ranks not timed wait in the MPI library's barrier (phase_barrier). */
+enum { CACHE_GENERATION = 4 };
 
 /* The cache file of the file system holding path: <dir>/<kind>-<device>.<generation>. 0, or
  * -1 when no cache directory can be named (no HOME) or path cannot be stat'ed. */
@@ -161,6 +162,25 @@ static void nap_barrier(MPI_Comm comm)
     }
 }
 
+/* Collective: the start of a phase of the file-system probe, and where the ranks that are
+ * not timed wait. On a local file system a nap (nap_barrier): the kernel does each rank's
+ * access on the rank's own core, and the ranks that only wait must leave it the cores. On a
+ * remote one in the MPI library's barrier, as a call's waiting ranks wait in its collectives:
+ * there the access's work is done by other processes (the file system's client, here its
+ * servers too), which share the cores with the waiting ranks in a call as in the probe.
+ * Measured on this host's GlusterFS testbed (8 ranks, 2 cores): napping ranks that woke every
+ * 50 us put the lone 2 MiB write at 3.6-6.7 ms over 6 probes, and a node's 8 concurrent writes
+ * with their syncs at 1.0-1.8 times one rank's 4 MiB (a probe near 1.1 sends the writes back
+ * to independent access, which the calls measured at 0.83-1.0 of aggregation); waiting in
+ * the barrier, 2.5-3.3 ms and 1.5-2.0 times over 6 (docs/performance.md, eighteenth pass). */
+static void phase_barrier(const mcio_file fh)
+{
+    if (fh->fs.remote)
+        PMPI_Barrier(fh->comm);
+    else
+        nap_barrier(fh->comm);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -184,7 +204,7 @@ static double least_of(const double *v, int n)
 }
 
 /* Collective: the file-system part of the probe. The ranks with active set access the file at
- * once, each in its own region, in phases each begun together (nap_barrier): NSMALL calls of
+ * once, each in its own region, in phases each begun together (phase_barrier): NSMALL calls of
  * SMALL bytes, one call of big bytes and, for writes that end with one (fs.defers_errors:
  * mcio_write_sync auto), the big call again with its sync right after, as a call syncs what
  * it has just written (the sync is that phase's time less the big call's). The sync is
@@ -213,7 +233,7 @@ static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big,
     for (int op = 0; op < 2; op++)
         for (int phase = 0; phase < (op == 0 && sync ? 3 : 2); phase++)
             for (int rep = 0; rep < (phase == 2 ? SYNC_REPEAT : REPEAT); rep++) {
-                nap_barrier(fh->comm);
+                phase_barrier(fh);
                 if (!active || err)
                     continue;
                 double t0 = PMPI_Wtime();
