@@ -33,7 +33,14 @@
  * its sum over the cores; and a pipeline hides the smaller phase only as far as a core is left
  * beside the node's aggregators (its senders and its I/O run there). Measured on a 2-core host
  * with 8 ranks: 1 and 4 aggregators per node alike (the 4 share 2 cores), and depth 2 with one
- * aggregator per node 1.1-1.6x faster than depth 1 (docs/performance.md).
+ * aggregator per node 1.1-1.6x faster than depth 1 (docs/performance.md). Where the ranks
+ * outnumber the cores, the waiting ones poll, runnable, and the scheduler spreads all the
+ * ranks over the cores blind to which are busy: a node's aggregators may share a core while
+ * another runs only waiting ones (mcio_cost_busiest_core), and so may an aggregator and its
+ * I/O thread. Measured on this host (8 ranks of Open MPI on 2 cores, coll_perf on /tmp): 2
+ * aggregators bound to one core ran as slowly as 1 aggregator, bound to different cores as
+ * fast as 4; unbound, 4 were 1.08-1.17x faster than 2 over three oracles (issue 20's
+ * eighteenth pass).
  *
  * Writes to one file of a local file system take turns on its node: the kernel holds the
  * file's inode lock for the whole of a buffered write (ext4_buffered_write_iter and
@@ -179,6 +186,35 @@ static void add_sync(const mcio_cost_inputs *in, int w, double *alone, double *s
 static double cores_for(const mcio_cost_table *t, int n)
 {
     return t->cores > 0 && t->cores < n ? (double)t->cores : (double)(n > 0 ? n : 1);
+}
+
+double mcio_cost_busiest_core(int cores, int w, int n)
+{
+    enum { MOST = 64 };
+    if (cores <= 0 || n <= cores)
+        return 1.0; /* each busy rank finds a core of its own */
+    if (w <= 1 || w > n || n > MOST)
+        return w > cores ? (double)w / cores : 1.0; /* as evenly as the cores allow */
+    /* P(max <= m) = [x^w] prod over the cores of sum_{k <= min(m, s)} C(s, k) x^k, over
+     * C(n, w), s the core's share of the n ranks; E[max] = sum over m < w of P(max > m). */
+    double binom[MOST + 1][MOST + 1] = {{0}};
+    for (int a = 0; a <= n; a++)
+        for (int b = 0; b <= a; b++)
+            binom[a][b] = b == 0 || b == a ? 1.0 : binom[a - 1][b - 1] + binom[a - 1][b];
+    double expected = 0;
+    for (int m = 0; m < w; m++) {
+        double ways[MOST + 1] = {1.0}; /* ways[k]: k busy ranks on the cores so far */
+        for (int c = 0; c < cores; c++) {
+            int s = n / cores + (c < n % cores), top = m < s ? m : s;
+            double next[MOST + 1] = {0};
+            for (int have = 0; have <= w; have++)
+                for (int k = 0; k <= top && have + k <= w && ways[have] > 0; k++)
+                    next[have + k] += ways[have] * binom[s][k];
+            memcpy(ways, next, sizeof ways);
+        }
+        expected += 1.0 - ways[w] / binom[n][w];
+    }
+    return expected;
 }
 
 /* Is the file access the node's CPU work (the page cache's copies)? */
@@ -571,21 +607,29 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
             continue;
         int j = topo->node_of_rank[fd->agg_rank[d]], w = aggs[j];
         double rounds = fd->rounds[d], io = iod[d];
+        /* The node's aggregators share the cores they land on (mcio_cost_busiest_core). */
+        double share = mcio_cost_busiest_core(t->cores, w, ranks[j]);
         /* The remote bytes arrive through datatypes of the senders' pieces: the aggregator
          * unpacks as many blocks as they packed. */
         double ex = msgs[d] * t->msg + remote[d] * (t->msg_byte + density * t->piece) +
                     bytes[d] * t->copy_byte +
                     COLD_PASSES * cold[j] * bytes[d] * (t->copy_cold - t->copy_byte);
-        double td;
+        double td, exs = ex * share;
+        double ios = io_is_cpu(t) && !writes_take_turns(t, in->write) ? io * share : io;
         if (depth > 1) { /* the smaller phase hidden (as far as a core is free for it), but
                             for one sub-buffer's worth; each sub-buffer a hand-over */
-            double lo = ex < io ? ex : io, ov = t->overlap;
-            if (t->cores > 0) /* the cores left beside the node's w aggregators, per aggregator */
-                ov = (double)(t->cores - w) / (double)w;
+            double lo = exs < ios ? exs : ios, ov = t->overlap;
+            if (t->cores > 0) { /* the cores left beside the node's w aggregators, per
+                                   aggregator; where waiting ranks poll, only as often as
+                                   an I/O thread lands apart from them (busiest_core) */
+                double both = 2.0 * w, spread = both > t->cores ? both / t->cores : 1.0;
+                ov = (double)(t->cores - w) / (double)w * spread /
+                     mcio_cost_busiest_core(t->cores, 2 * w, ranks[j] + w);
+            }
             ov = ov < 0 ? 0 : ov > 1 ? 1 : ov;
-            td = (ex > io ? ex : io) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
+            td = (exs > ios ? exs : ios) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
         } else {
-            td = ex + io;
+            td = exs + ios;
         }
         worst = td > worst ? td : worst;
         cpu[j] += ex;

@@ -119,6 +119,17 @@ typedef struct mcio_cost_choice {
 int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c);
 
 /*
+ * The busy ranks the busiest core of a node runs, expected, when w of its n ranks are busy and
+ * the others wait in the MPI library, on `cores` cores: 1 where each rank has a core of its
+ * own (n <= cores; cores 0: unknown). Where the ranks outnumber the cores the waiting ones
+ * poll, runnable, and the scheduler spreads all n evenly over the cores, blind to which are
+ * busy: the busy ones land as a random w of the n (the expected maximum of a multivariate
+ * hypergeometric draw, computed exactly up to 64 ranks on a node; beyond, as evenly as the
+ * cores allow, w / cores). Pure.
+ */
+double mcio_cost_busiest_core(int cores, int w, int n);
+
+/*
  * Plan the aggregated configuration c as the engine runs it and mcio_cost_predict prices it:
  * the hints' parameters (in->params) with c's buffer, aggregators per node and, for a pipeline,
  * its alignment unit (in->unit); the romio planner, or the memory strategy as the fit strategy
