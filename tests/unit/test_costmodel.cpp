@@ -429,9 +429,9 @@ TEST(CostModel, BusyRanksLandOnTheCoresAmongTheWaitingOnes)
     EXPECT_EQ(mcio_cost_busiest_core(2, 2, 100), 1.0);
     EXPECT_EQ(mcio_cost_busiest_core(2, 8, 100), 4.0);
     /* So on 2 cores, the node's exchange split among 4 aggregators beats 2: measured on this
-     * host (coll_perf reads, 8 ranks, Open MPI, /tmp), 4 aggregators 1.08-1.17x faster than 2
-     * over three oracles, and 2 as fast as 4 once bound to different cores. Before, the
-     * node's CPU work over its 2 cores made them alike. */
+     * host (8 ranks, Open MPI, /tmp), 4 at a median 1.09 times the speed of 2 over four
+     * oracles, and 2 as fast as 4 once bound to different cores. Before, the node's CPU work
+     * over its 2 cores made them alike. */
     Job j = interleaved(2 * MiB, 16 * KiB);
     j.cost = table(2e-6, 1.0 / 10e9, 1.0 / 10e9, 5e-6);
     j.cost.msg_byte = 1.0 / 5e9;

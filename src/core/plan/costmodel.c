@@ -39,8 +39,8 @@
  * another runs only waiting ones (mcio_cost_busiest_core), and so may an aggregator and its
  * I/O thread. Measured on this host (8 ranks of Open MPI on 2 cores, coll_perf on /tmp): 2
  * aggregators bound to one core ran as slowly as 1 aggregator, bound to different cores as
- * fast as 4; unbound, 4 were 1.08-1.17x faster than 2 over three oracles (issue 20's
- * eighteenth pass).
+ * fast as 4; unbound, 4 ran at 0.95-1.30 times the speed of 2 (median 1.09: coll_perf,
+ * random and gcrm, writes and reads, in four oracles; issue 20's eighteenth pass).
  *
  * Writes to one file of a local file system take turns on its node: the kernel holds the
  * file's inode lock for the whole of a buffered write (ext4_buffered_write_iter and
