@@ -172,7 +172,8 @@ static void nap_barrier(MPI_Comm comm)
  * 50 us put the lone 2 MiB write at 3.6-6.7 ms over 6 probes, and a node's 8 concurrent writes
  * with their syncs at 1.0-1.8 times one rank's 4 MiB (a probe near 1.1 sends the writes back
  * to independent access, which the calls measured at 0.83-1.0 of aggregation); waiting in
- * the barrier, 2.5-3.3 ms and 1.5-2.0 times over 6 (docs/performance.md, eighteenth pass). */
+ * the barrier, 2.5-3.3 ms over 5 probes and 1.5-2.1 times over 12 (docs/performance.md,
+ * eighteenth pass). */
 static void phase_barrier(const mcio_file fh)
 {
     if (fh->fs.remote)

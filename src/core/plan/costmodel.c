@@ -539,6 +539,27 @@ static double nodes_bound(const mcio_cost_table *t, int nnodes, int depth, const
     return worst;
 }
 
+/* An aggregator's time for its domain of `rounds` rounds: its exchange ex and file access io
+ * (each already stretched by the core it shares, mcio_cost_busiest_core), one after the other,
+ * or at depth > 1 the smaller phase hidden (as far as a core is free for it), but for one
+ * sub-buffer's worth; each sub-buffer a hand-over. threads: the busiest core's busy threads
+ * when the node's w aggregators each run an I/O thread. */
+static double aggregator_time(const mcio_cost_table *t, int depth, int w, double rounds,
+                              double ex, double io, double threads)
+{
+    if (depth <= 1)
+        return ex + io;
+    double lo = ex < io ? ex : io, ov = t->overlap;
+    if (t->cores > 0) { /* the cores left beside the node's w aggregators, per aggregator;
+                           where waiting ranks poll, only as often as an I/O thread lands
+                           apart from the busy ones */
+        double both = 2.0 * w, spread = both > t->cores ? both / t->cores : 1.0;
+        ov = (double)(t->cores - w) / (double)w * spread / threads;
+    }
+    ov = ov < 0 ? 0 : ov > 1 ? 1 : ov;
+    return (ex > io ? ex : io) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
+}
+
 /*
  * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
  * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
@@ -602,35 +623,26 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
         goto done;
     }
     cold_buffers(in, fd, depth, aggs, cold);
+    int last_w = -1, last_n = -1;
+    double share = 1, threads = 1;
     for (int d = 0; d < nd; d++) {
         if (fd->rounds[d] <= 0)
             continue;
         int j = topo->node_of_rank[fd->agg_rank[d]], w = aggs[j];
         double rounds = fd->rounds[d], io = iod[d];
-        /* The node's aggregators share the cores they land on (mcio_cost_busiest_core). */
-        double share = mcio_cost_busiest_core(t->cores, w, ranks[j]);
+        if (w != last_w || ranks[j] != last_n) { /* the cores they share, per node layout */
+            last_w = w, last_n = ranks[j];
+            share = mcio_cost_busiest_core(t->cores, w, ranks[j]);
+            threads = mcio_cost_busiest_core(t->cores, 2 * w, ranks[j] + w);
+        }
         /* The remote bytes arrive through datatypes of the senders' pieces: the aggregator
          * unpacks as many blocks as they packed. */
         double ex = msgs[d] * t->msg + remote[d] * (t->msg_byte + density * t->piece) +
                     bytes[d] * t->copy_byte +
                     COLD_PASSES * cold[j] * bytes[d] * (t->copy_cold - t->copy_byte);
-        double td, exs = ex * share;
-        double ios = io_is_cpu(t) && !writes_take_turns(t, in->write) ? io * share : io;
-        if (depth > 1) { /* the smaller phase hidden (as far as a core is free for it), but
-                            for one sub-buffer's worth; each sub-buffer a hand-over */
-            double lo = exs < ios ? exs : ios, ov = t->overlap;
-            if (t->cores > 0) { /* the cores left beside the node's w aggregators, per
-                                   aggregator; where waiting ranks poll, only as often as
-                                   an I/O thread lands apart from them (busiest_core) */
-                double both = 2.0 * w, spread = both > t->cores ? both / t->cores : 1.0;
-                ov = (double)(t->cores - w) / (double)w * spread /
-                     mcio_cost_busiest_core(t->cores, 2 * w, ranks[j] + w);
-            }
-            ov = ov < 0 ? 0 : ov > 1 ? 1 : ov;
-            td = (exs > ios ? exs : ios) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
-        } else {
-            td = exs + ios;
-        }
+        int io_shares = io_is_cpu(t) && !writes_take_turns(t, in->write); /* else: turns */
+        double td = aggregator_time(t, depth, w, rounds, ex * share,
+                                    io_shares ? io * share : io, threads);
         worst = td > worst ? td : worst;
         cpu[j] += ex;
         cpu_io[j] += io_is_cpu(t) ? io : 0;
