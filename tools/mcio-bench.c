@@ -12,9 +12,9 @@
  * (mcio_writev_at_all, or a plan of mcio_plan_createv).
  *
  * Each repetition writes, then reads; the engines (and mcio's cases of --strategies and
- * --config) take turns, repetition by repetition, each repetition starting one case further
- * on, so a change in the machine's load falls on all of them alike and none always follows the
- * same one. Only the collective call is timed
+ * --config) take turns, repetition by repetition, in an order drawn afresh for each
+ * repetition (case_order), so a change in the machine's load falls on all of them alike and
+ * none always runs first or follows the same one. Only the collective call is timed
  * (after a barrier; the slowest rank's time): open, close, planning a persistent plan and the
  * checks stay out of the figures. The data is a function of (file offset, case, repetition),
  * so every rank knows what each of its bytes must be and a stale file from an earlier
@@ -73,7 +73,8 @@ typedef struct config {
 typedef struct opts {
     int pattern[MAX_PATTERNS], npatterns;
     int64_t size, transfer, random_max;
-    uint64_t seed;
+    uint64_t seed, order_seed; /* order_seed: --order-seed, else --seed (order_seeded 0) */
+    int order_seeded;
     int use[4]; /* engines[i] chosen: native, mcio, limit, dd */
     int persistent, keep, reps, warmup, precreate, native_sync, native_again;
     const char *dir, *json;
@@ -126,6 +127,7 @@ static const char usage[] =
     "  --transfer N     ior transfer size (default 256k, or --size if smaller)\n"
     "  --random-max N   random, tapioca: the most bytes a rank gets (default 2m)\n"
     "  --seed N         seed of the random pattern and of the data (default 1)\n"
+    "  --order-seed N   seed of the order the cases take turns in (default: --seed)\n"
     "  --engine LIST    native, mcio, limit (each rank's bytes as one contiguous pwrite /\n"
     "                   pread, ranks back to back: the file system's bound), dd (rank 0 alone\n"
     "                   writes, then reads, all ranks' bytes sequentially in 1 MiB write /\n"
@@ -316,7 +318,8 @@ static void layout_build(const opts *o, const pattern *p, int rank, int nprocs, 
 static const char *const valued[] = {"--pattern", "--size",   "--transfer", "--random-max",
                                      "--seed",    "--engine", "--hint",     "--reps",
                                      "--dir",     "--json",   "--strategies", "--node-memory",
-                                     "--ranks-per-node", "--config", "--buffer-offset"};
+                                     "--ranks-per-node", "--config", "--buffer-offset",
+                                     "--order-seed"};
 
 /* Formats the message of a bad argument and returns parse_args' verdict for it. */
 static int bad(char *msg, size_t msglen, const char *fmt, ...)
@@ -513,13 +516,16 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
                 return bad(msg, msglen, "--buffer-offset: '%s' is not a count from 0 to 4095",
                            val);
             o->buffer_offset = (int)num;
-        } else { /* byte counts; only --seed and --random-max may be 0 */
-            int may_be_zero = !strcmp(arg, "--seed") || !strcmp(arg, "--random-max");
+        } else { /* byte counts; only the seeds and --random-max may be 0 */
+            int may_be_zero = !strcmp(arg, "--seed") || !strcmp(arg, "--order-seed") ||
+                              !strcmp(arg, "--random-max");
             if (!is_num || (num == 0 && !may_be_zero))
                 return bad(msg, msglen, "%s: '%s' is not a %sbyte count (e.g. 4096, 64k, 16m, 1g)",
                            arg, val, may_be_zero ? "" : "positive ");
             if (!strcmp(arg, "--seed"))
                 o->seed = (uint64_t)num;
+            else if (!strcmp(arg, "--order-seed"))
+                o->order_seed = (uint64_t)num, o->order_seeded = 1;
             else if (!strcmp(arg, "--size"))
                 o->size = num;
             else if (!strcmp(arg, "--transfer"))
@@ -1104,6 +1110,26 @@ static int engine_cases(const opts *o, int e)
     return e == 0 ? 1 + o->native_again : e == 1 && o->nconfigs > 0 ? o->nconfigs : 1;
 }
 
+/* The order of a repetition's cases: a permutation drawn afresh for each repetition (the same
+ * on every rank: from --order-seed, the pattern and the repetition). A case's time depends on the
+ * case before it: measured with four identical mcio configurations beside the native (MPICH, 2
+ * ranks, 2 MiB, contiguous, 4 processes), rotating the order by one each repetition, which
+ * keeps every case's predecessor, gave the one after the native's second case writes 5-8 %
+ * slower than the last. Drawn afresh, each case follows each other one as often. */
+static void case_order(const opts *o, int idx0, int rep, int nc, int *order)
+{
+    uint64_t state = (o->order_seeded ? o->order_seed : o->seed) ^ ((uint64_t)idx0 << 40) ^
+                     ((uint64_t)rep << 20) ^ 0x5eedu;
+    for (int i = 0; i < nc; i++)
+        order[i] = i;
+    for (int i = nc - 1; i > 0; i--) { /* Fisher-Yates */
+        int j = (int)(splitmix64(&state) % (uint64_t)(i + 1));
+        int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
 /* Runs one pattern through every chosen engine, filling res[0..] in engine order; returns how
  * many. Both files stay open while the engines take turns (see the top of the file). */
 static int run_pattern(const opts *o, const char *pname, const layout *l, long pid, int idx0,
@@ -1166,12 +1192,15 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     for (int i = 0; o->warmup && i < nc; i++)
         if (cs[i].r->reps > 0)
             warm_up(&cs[i], &b);
-    for (int rep = 0; rep < o->reps; rep++)
-        for (int j = 0; j < nc; j++) { /* each repetition one case further on */
-            int i = (rep + j) % nc;
+    for (int rep = 0; rep < o->reps; rep++) {
+        int order[4 + MAX_CONFIGS];
+        case_order(o, idx0, rep, nc, order);
+        for (int j = 0; j < nc; j++) {
+            int i = order[j];
             if (rep < cs[i].r->reps)
                 run_rep(o, &cs[i], rep, ncases, &b);
         }
+    }
     for (int i = 0; i < nc; i++) {
         bench_case *c = &cs[i];
         if (!c->open_failed && c->e->close(&c->f) != 0)

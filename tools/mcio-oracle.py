@@ -14,8 +14,11 @@ Within a process the cases take turns call by call, so what the host does to the
 busy neighbour, the MPI library's first slow collectives, where the kernel put its memory) it
 does to all of them; each native runs twice in its process (mcio-bench --native-again), a
 control of the ratios to it; each ratio (the default over a configuration, over a native) is taken
-within each process, and its median over the repetitions is the figure. The processes, and the
-configurations within one, start one further on each repetition (rotated).
+within each process, and its median over the repetitions is the figure. The processes start
+one further on each repetition (rotated); within one, the cases take turns in an order drawn
+afresh for each call, from a seed of the process's own (mcio-bench --order-seed): a case's
+time depends on the case before it, and until 2026-11-29 mcio-bench rotated its cases, which
+kept every case's predecessor, the natives' among them, the same in every process.
 Until 2026-11-28 each configuration ran in a process of its own, interleaved and rotated, and
 the ratios were those of medians over the repetitions: a control (the default measured twice)
 then fell below 0.9 of the best own configuration in 11 of 60 cases (docs/performance.md,
@@ -58,6 +61,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATTERNS = ["contiguous", "ior", "coll_perf", "hacc-aos", "hacc-soa", "random", "tapioca",
@@ -109,9 +113,12 @@ def mpiexec(site, io=None):
     return cmd
 
 
-def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, calls=1):
+def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, calls=1, seed=1):
     """One mcio-bench process of every pattern, `calls` timed writes and reads of each case
-    (their median): mcio once per entry of configs ({name: hints}), side by side, and, when
+    (their median), in an order drawn from seed (mcio-bench's --order-seed; a case's time
+    depends on the cases run before it, and one seed's orders would recur in every process, so
+    each process draws its own): mcio once per entry of configs ({name: hints}), side by side,
+    and, when
     native_io is given, the native engine beside them (under that MPI-IO: Open MPI's --mca io
     unless it is the library's default). Returns {(config name, pattern): row}, the native's
     named native-<native_io>; each row has the rates, and the default-stats run's the cost
@@ -123,7 +130,8 @@ def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, 
     io = None if native_io in (None, site["native"]) else native_io
     cmd = mpiexec(site, io) + [
         bench, "--engine", "native,mcio" if native_io else "mcio", "--pattern", ",".join(patterns),
-        "--size", site["size"], "--reps", str(calls), "--dir", dirpath, "--json", out] + (
+        "--size", site["size"], "--reps", str(calls), "--dir", dirpath, "--json", out,
+        "--order-seed", str(seed)] + (
         [] if cold else ["--warmup"]) + site.get("args", []) + (
         site.get("native_args", []) + ["--native-again"] if native_io else [])
     for name, hints in configs.items():
@@ -225,7 +233,8 @@ def run(args):
             rows = None
             for attempt in range(3):
                 rows = bench_once(site, dirs[s], name, configs, native, patterns, args.cold,
-                                  args.calls or site["calls"])
+                                  args.calls or site["calls"],
+                                  zlib.crc32(("%s %d %s %d" % (s, rep, name, attempt)).encode()))
                 if rows:
                     break
                 time.sleep(5)

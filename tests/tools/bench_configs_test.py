@@ -7,8 +7,10 @@ of the ratios to it) and three mcio cases: `default`
 (only --hint's), `own` (each rank's own access) and `one` (aggregated, one aggregator, which
 --hint's cb_nodes=2 must not override). mcio-bench verifies every byte of every call and exits
 non-zero on any wrong one; this test then checks that each case ran with its own hints, as its
-plan shows in the JSON (aggregators, rounds), and that a bad --config fails on every rank with
-a message naming it.
+plan shows in the JSON (aggregators, rounds), that a bad --config fails on every rank with
+a message naming it, and that the cases take turns in an order drawn afresh for each
+repetition from --order-seed (a case's time depends on the case before it: a fixed rotation
+would keep every case's predecessor).
 
 Usage: bench_configs_test.py MPIEXEC [MPIEXEC_FLAGS...] -- MCIO_BENCH DIR
 Fails (exit 1) naming the case at fault.
@@ -28,6 +30,38 @@ def fail(msg):
 def bench(launch, tool, d, *args):
     return subprocess.run(launch + ["-n", "3", tool, "--dir", d] + list(args),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=240)
+
+
+def turns(launch, tool, d, seed):
+    """[[label, ...] per repetition]: the order mcio-bench's progress lines show."""
+    r = bench(launch, tool, d, "--engine", "native,mcio", "--pattern", "ior", "--size", "8k",
+              "--transfer", "4k", "--reps", "12", "--native-again", "--config", "a",
+              "--config", "b", "--order-seed", str(seed))
+    if r.returncode != 0:
+        fail("--order-seed %d: mcio-bench exited %d: %s" % (seed, r.returncode,
+                                                            r.stderr.strip()[-300:]))
+    reps = {}
+    for line in r.stderr.splitlines():  # "[2/4] ior engine=mcio:a rep 3/12 write ..."
+        w = line.split()
+        if len(w) > 4 and w[1] == "ior" and w[2].startswith("engine=") and w[3] == "rep":
+            reps.setdefault(int(w[4].split("/")[0]), []).append(w[2][len("engine="):])
+    return [reps.get(k, []) for k in range(1, 13)]
+
+
+def check_order(launch, tool, d):
+    labels = ["mcio:a", "mcio:b", "native", "native:again"]
+    first, again, other = (turns(launch, tool, d, s) for s in (7, 7, 8))
+    for k, order in enumerate(first):
+        if sorted(order) != labels:
+            fail("repetition %d ran %s, expected each of %s once" % (k + 1, order, labels))
+    if first != again:
+        fail("--order-seed 7 twice gave two orders: %s and %s" % (first, again))
+    if first == other:
+        fail("--order-seed 7 and 8 gave the same order %s" % first)
+    for label in labels:
+        before = {o[o.index(label) - 1] for o in first if o.index(label) > 0}
+        if len(before) < 2:
+            fail("%s followed only %s in 12 repetitions: %s" % (label, before, first))
 
 
 def main():
@@ -84,7 +118,9 @@ def main():
             if r.returncode == 0 or says not in r.stderr:
                 fail("%s: exit %d, stderr %r (expected a failure saying %r)"
                      % (" ".join(bad), r.returncode, r.stderr.strip()[-300:], says))
-    print("ok: three mcio cases with their own hints beside native twice; bad --config refused")
+        check_order(launch, tool, d)
+    print("ok: three mcio cases with their own hints beside native twice; bad --config refused;"
+          " the cases' order drawn afresh each repetition")
 
 
 if __name__ == "__main__":
