@@ -1115,7 +1115,9 @@ static int engine_cases(const opts *o, int e)
  * case before it: measured with four identical mcio configurations beside the native (MPICH, 2
  * ranks, 2 MiB, contiguous, 4 processes), rotating the order by one each repetition, which
  * keeps every case's predecessor, gave the one after the native's second case writes 5-8 %
- * slower than the last. Drawn afresh, each case follows each other one as often. */
+ * slower than the last. Drawn afresh, each case follows each other one as often; the same seed
+ * still gave one case 5-8 % slower in each of 4 processes, and seeds drawn per process (as
+ * tools/mcio-oracle.py does) spread that over the cases. */
 static void case_order(const opts *o, int idx0, int rep, int nc, int *order)
 {
     uint64_t state = (o->order_seeded ? o->order_seed : o->seed) ^ ((uint64_t)idx0 << 40) ^
