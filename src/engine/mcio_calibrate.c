@@ -38,9 +38,9 @@
 
 #include "mcio_engine.h"
 
-/* REPEAT: each phase of file access is timed so many times, the fastest kept (the first
- * after a wait is the slowest: on this host's page cache 1.4 times the per-byte cost of a
- * write taken once). */
+/* REPEAT: each phase of file access is timed so many times; on a local file system the fastest
+ * is kept (the first after a wait is the slowest: on this host's page cache 1.4 times the
+ * per-byte cost of a write taken once), on a remote one the median (probe_fs_costs). */
 enum { SMALL = 4096, NSMALL = 16, BIG_ONE = 2 << 20, BIG_EACH = 512 << 10, PINGS = 20, REPEAT = 3 };
 
 /* SYNC_REPEAT: a write and its sync are timed so many times, the median try kept (each
@@ -61,8 +61,9 @@ static void *(*volatile copy_fn)(void *, const void *, size_t) = memmove;
  * read 6 times too dear, mcio_io_copy_alias_slow, and aggregated reads then won). 3: each
  * time is the slowest rank's, a write's sync the median of SYNC_REPEAT (before, each rank's
  * fastest, and one sync: a node's concurrent calls looked cheap, probe_fs_costs). 4: on a
- * remote file system the ranks not timed wait in the MPI library's barrier (phase_barrier). */
-enum { CACHE_GENERATION = 4 };
+ * remote file system the ranks not timed wait in the MPI library's barrier (phase_barrier).
+ * 5: on a remote one each phase's median try is kept, not its fastest (probe_fs_costs). */
+enum { CACHE_GENERATION = 5 };
 
 /* The cache file of the file system holding path: <dir>/<kind>-<device>.<generation>. 0, or
  * -1 when no cache directory can be named (no HOME) or path cannot be stat'ed. */
@@ -210,12 +211,16 @@ static double least_of(const double *v, int n)
  * mcio_write_sync auto), the big call again with its sync right after, as a call syncs what
  * it has just written (the sync is that phase's time less the big call's). The sync is
  * priced apart: a call pays it once per writer, not per file call. Each phase but the last
- * runs REPEAT times, the fastest kept, and the last SYNC_REPEAT times, the median kept. On a
- * remote file system, whose streams run side by side, a try's time is its slowest rank's, as
- * a call waits for it: each rank's fastest try, then the slowest of those, let each of 8
- * ranks pick its lucky one of three (docs/performance.md, seventeenth pass). On a local one
- * it is each rank's own time: a node's writes to the file take turns, which the cost model
- * adds up itself (costmodel.c: writes_take_turns). The region is
+ * runs REPEAT times, and the last SYNC_REPEAT times, the median kept. On a remote file
+ * system, whose streams run side by side, a try's time is its slowest rank's, as a call waits
+ * for it (each rank's fastest try, then the slowest of those, let each of 8 ranks pick its
+ * lucky one of three: docs/performance.md, seventeenth pass), and the median try is kept, as
+ * a call does not choose its try either: the fastest of three priced the independent reads
+ * of the GlusterFS testbed at 0.55-0.62 of their measured time, aggregated ones at 0.64-0.77,
+ * and HACC-IO's nine pieces a rank then went independent, at 0.78-0.83 of one aggregator per
+ * node (nineteenth pass). On a local one a try's time is each rank's own, the fastest kept: a
+ * node's writes to the file take turns, which the cost model adds up itself (costmodel.c:
+ * writes_take_turns). The region is
  * written once, untimed, before: the timed writes rewrite pages the file has, as a call
  * rewriting a file does (a new file's first write also allocates them, on this host's page
  * cache several times the cost per byte of a rewrite; the ways of running a call pay that
@@ -256,13 +261,13 @@ static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big,
         *ok = 0;
         return;
     }
-    double fastest[4]; /* [2 op + phase]: the fastest try's slowest rank, or the ranks' fastest */
+    double kept[4]; /* [2 op + phase]: the median try's slowest rank, or the ranks' fastest */
     for (int k = 0; k < 4; k++)
-        fastest[k] = fh->fs.remote ? least_of(worst + REPEAT * k, REPEAT) : worst[TRIES + k];
+        kept[k] = fh->fs.remote ? median_of(worst + REPEAT * k, REPEAT) : worst[TRIES + k];
     for (int op = 0; op < 2; op++)
-        fit(fastest[2 * op], fastest[2 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
+        fit(kept[2 * op], kept[2 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
     double synced = median_of(worst + 4 * REPEAT, SYNC_REPEAT); /* 0: no sync phase */
-    t->sync[c] = synced > fastest[1] ? synced - fastest[1] : 0;
+    t->sync[c] = synced > kept[1] ? synced - kept[1] : 0;
 }
 
 /* A copy's cost per byte beyond the cache (the cost model's copy_cold): the best of three
