@@ -112,7 +112,7 @@ int mcio_plan_read(mcio_plan plan, void *buf);
 int mcio_plan_free(mcio_plan *plan);
 
 /** What the last collective call on a file did. Times are seconds, the maximum over ranks
- * (but see read_first). */
+ * (but see read_first and write_first). */
 typedef struct mcio_stats {
     int op;                   /* 0: none yet, 1: write, 2: read */
     int ranks;                /* size of the file's communicator */
@@ -176,6 +176,10 @@ typedef struct mcio_stats {
                        gathered, each rank its own extents, as the previous read chose (one
                        collective instead of two; docs/hints.md, mcio_strategy). Its times
                        are this rank's; never under MCIO_STATS */
+    int write_first; /* 1: the same for a write, each rank its own extents written before the
+                        gather: a bad argument on another rank then fails the call on every
+                        rank after those bytes are in the file (docs/reliability.md). Not
+                        where writes end with a sync (mcio_write_sync) */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

@@ -1,8 +1,9 @@
 /*
  * The public collective calls: argument checks that are local, then the engine. Every check's
  * outcome travels with the first collective of the engine, so that a bad argument on one rank
- * fails the call on all of them before a byte is written (a read that reads first,
- * mcio_engine_read_first, has filled the other ranks' buffers by then).
+ * fails the call on all of them before a byte moves (a call that moves its bytes first,
+ * mcio_engine_bytes_first, has filled the other ranks' buffers, or written their extents, by
+ * then).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -73,8 +74,9 @@ static int one_shot(mcio_file fh, int write, int64_t count, const int64_t *off, 
         }
     }
     int64_t *mem = st == MCIO_SUCCESS ? memory_of(count, len, addrs, &st, local) : NULL;
-    if (!write && fh->read_first && !fh->stats_on) { /* the bytes first, then the gather */
-        st = mcio_engine_read_first(fh, count, off, len, mem, (char *)buf, st, local, detail);
+    if (fh->bytes_first[write] && !fh->stats_on) { /* the bytes first, then the gather */
+        st = mcio_engine_bytes_first(fh, write, count, off, len, mem, (char *)buf, st, local,
+                                     detail);
         free(mem);
         return mcio_error_set(st, detail);
     }

@@ -40,9 +40,9 @@ static inline int64_t ns_since(double t0)
 
 /* What each rank tells the others before planning: its summary, its argument check and its
  * memory, allgathered as MCIO_RECORD_WORDS int64 per rank (so a bad argument on one rank fails
- * every rank, and the memory probe costs no collective of its own). A read that moved its
- * bytes first (mcio_engine_read_first) gathers it after them: the status is then its read's
- * too. */
+ * every rank, and the memory probe costs no collective of its own). A call that moved its
+ * bytes first (mcio_engine_bytes_first) gathers it after them: the status is then its file
+ * access's too. */
 enum { MCIO_RECORD_WORDS = 5 + MCIO_PROBE_FIELDS };
 typedef struct mcio_rank_record {
     int64_t start, end, bytes;     /* as mcio_summary */
@@ -197,10 +197,12 @@ struct mcio_file_s {
      * the inputs it was made from (mcio_twophase.c, choice_key); mcio_file_set_hints forgets
      * them. */
     mcio_chosen chosen[2];
-    int read_first;      /* the next one-shot read moves its bytes before the summaries'
-                            gather (mcio_engine_read_first); the same on every rank */
-    int stats_deferred;  /* the last call was a read first whose statistics are still to be
-                            made from its records (mcio_engine_read_first_stats) */
+    int bytes_first[2];  /* [write]: the operation's next one-shot call moves its bytes before
+                            the summaries' gather (mcio_engine_bytes_first); the same on
+                            every rank */
+    int stats_deferred;  /* the last call moved its bytes first, and its statistics are still
+                            to be made from its records (mcio_engine_bytes_first_stats) */
+    int deferred_write;  /* that call was a write */
     mcio_call_times deferred_times; /* its times, this rank's */
     uint64_t memory_key; /* the memory words of the records last combined (mcio_twophase.c) */
     int memory_combined; /* 1: memory_key holds */
@@ -275,8 +277,8 @@ struct mcio_plan_s {
     int depth;                /* the pipeline depth this plan runs with (the hint, or chosen) */
     int chose;                /* 1: the cost model chose the configuration (strategy auto);
                                  2: it took again an earlier call's choice for the same inputs */
-    int read_first;           /* a read that moved its bytes before the summaries' gather
-                                 (mcio_engine_read_first) */
+    int bytes_first;          /* a call that moved its bytes before the summaries' gather
+                                 (mcio_engine_bytes_first) */
     mcio_cost_choice choice;  /* what it chose, and the runner-up, with predicted times */
     /* Last, and left out of the plan's zeroing (mcio_engine_plan): a call's plan is made anew
      * every call, and its bytes are never read. */
@@ -330,19 +332,20 @@ int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], i
 int mcio_engine_agree_from(MPI_Comm comm, int root, int status, char detail[MCIO_DETAIL_LEN]);
 
 /*
- * Collective: a one-shot read whose bytes move before the summaries' gather (fh->read_first:
- * the operation's last read went to each rank's own access, and the ranks' summaries were
- * those of its choice). Each rank reads its own extents, then one allgather of the records
- * (status included) agrees on the outcome; the records tell whether the next read may read
- * first too. Returns the agreed status. Arguments as mcio_engine_plan's.
+ * Collective: a one-shot call whose bytes move before the summaries' gather
+ * (fh->bytes_first[write]: the operation's last call went to each rank's own access, and the
+ * ranks' summaries were those of its choice). Each rank reads or writes its own extents, then
+ * one allgather of the records (status included) agrees on the outcome; the records tell
+ * whether the operation's next call may move its bytes first too. Returns the agreed status.
+ * Arguments as mcio_engine_plan's.
  */
-int mcio_engine_read_first(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
-                           const int64_t *mem, char *base, int local_status,
-                           const char *local_detail, char detail[MCIO_DETAIL_LEN]);
+int mcio_engine_bytes_first(mcio_file fh, int write, int64_t count, const int64_t *off,
+                            const int64_t *len, const int64_t *mem, char *base, int local_status,
+                            const char *local_detail, char detail[MCIO_DETAIL_LEN]);
 
-/* Local: the statistics of the last call, if it was a read first whose statistics were left
- * for when they are asked for (mcio_file_get_stats; a later call's replace them). */
-void mcio_engine_read_first_stats(mcio_file fh);
+/* Local: the statistics of the last call, if it moved its bytes first and its statistics were
+ * left for when they are asked for (mcio_file_get_stats; a later call's replace them). */
+void mcio_engine_bytes_first_stats(mcio_file fh);
 
 /* The ranks' summaries of the call as an array of nprocs + 1 (NULL: out of memory). Local. */
 mcio_summary *mcio_engine_summaries(const mcio_file fh);

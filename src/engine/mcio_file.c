@@ -383,7 +383,7 @@ int mcio_file_get_stats(mcio_file fh, mcio_stats *stats)
 {
     if (!fh || !stats)
         return mcio_error_set(MCIO_ERR_ARG, "file handle or stats is NULL");
-    mcio_engine_read_first_stats(fh);
+    mcio_engine_bytes_first_stats(fh);
     *stats = fh->stats;
     mcio_stats_name(fh, stats);
     return mcio_error_set(MCIO_SUCCESS, NULL);
@@ -476,10 +476,10 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
-    mcio_engine_read_first_stats(fh); /* of the hints it ran under */
+    mcio_engine_bytes_first_stats(fh); /* of the hints it ran under */
     fh->hints = h;
     fh->chosen[0].valid = fh->chosen[1].valid = 0; /* chosen under other hints */
-    fh->read_first = 0;
+    fh->bytes_first[0] = fh->bytes_first[1] = 0;
     node_budgets(fh);
     hints_taken(fh);
     if (fh->io->configure)

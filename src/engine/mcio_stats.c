@@ -208,7 +208,8 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .metadata_list_bytes = fh->stats_on ? fh->meta_totals[3] : -1,
         .node_gather = fh->node_gather.on,
         .choice_again = p->chose == 2,
-        .read_first = p->read_first,
+        .read_first = p->bytes_first && !write,
+        .write_first = p->bytes_first && write,
     };
     s->predicted = s->runner_up_predicted = -1;
     if (p->chose) {

@@ -15,8 +15,8 @@
  *      in flight, file access in an I/O thread, two-sided or one-sided).
  *   5. agreement: an allreduce gives every rank the same status and the slowest rank's times.
  *
- * A read whose operation's last read went to each rank's own access moves its bytes first and
- * gathers after, one collective for 1 and 5 (mcio_engine_read_first, at the end of this file).
+ * A call whose operation's last call went to each rank's own access moves its bytes first and
+ * gathers after, one collective for 1 and 5 (mcio_engine_bytes_first, at the end of this file).
  *
  * Glossary (mcio_planner.h): file domain, aggregator, collective buffer, round, piece, run.
  */
@@ -838,8 +838,8 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
 
     /* 1. Metadata: the summaries, whose status field agrees on bad arguments. */
     char where[MCIO_MEM_WHERE_LEN] = "";
-    if (!run_next) /* a persistent plan records none: a read first's first, from its records */
-        mcio_engine_read_first_stats(fh);
+    if (!run_next) /* a persistent plan records none: a bytes-first call's, from its records */
+        mcio_engine_bytes_first_stats(fh);
     st = gather_records(fh, p, st, fh->stats_on ? where : NULL, detail);
     if (st != MCIO_SUCCESS)
         goto fail;
@@ -899,11 +899,10 @@ done:
 fail:
     list_bufs_free(&lb);
     mcio_engine_plan_clear(p);
-    if (!write)
-        fh->read_first = 0; /* agreed: every rank fails here, or in the run's agreement */
+    fh->bytes_first[write != 0] = 0; /* agreed: every rank fails here, or in the run's agreement */
     if (fh->stats_deferred) {
-        /* A read first's statistics, not made yet, from records this one-shot call's gather
-         * replaced: this failed call's instead, which planned nothing. */
+        /* A bytes-first call's statistics, not made yet, from records this one-shot call's
+         * gather replaced: this failed call's instead, which planned nothing. */
         mcio_call_times none = {.v = {0}};
         memset(p, 0, offsetof(struct mcio_plan_s, sink));
         p->fh = fh;
@@ -919,20 +918,25 @@ const mcio_executor *mcio_executor_of(mcio_plan p)
                : &mcio_exec_rounds;
 }
 
-/* Does the file's next one-shot read go to each rank's own access, as far as the file knows?
- * Under strategy auto, when the operation's last choice was independent (mcio_engine_read_first
- * checks that its inputs still hold); under another, when romio_cb_read is disable. Not in the
- * simulation build, whose ranks share one plan per gather (mcio_shared_plan), which a read
- * first does not make. */
-static int reads_own(const mcio_file fh)
+/* Does the file's next one-shot call of the operation go to each rank's own access, as far as
+ * the file knows? Under strategy auto, when the operation's last choice was independent
+ * (mcio_engine_bytes_first checks that its inputs still hold); under another, when
+ * romio_cb_read (romio_cb_write) is disable. Not for writes that end with a sync (the mpiio
+ * backend's is collective, and mcio_write_verify follows it), nor in the simulation build,
+ * whose ranks share one plan per gather (mcio_shared_plan), which moving the bytes first does
+ * not make. */
+static int goes_own(const mcio_file fh, int write)
 {
 #ifdef MCIO_SIMULATE
-    (void)fh;
+    (void)fh, (void)write;
     return 0;
 #else
+    int w = write != 0;
+    if (w && mcio_file_write_sync(fh))
+        return 0;
     if (fh->hints.strategy == MCIO_STRATEGY_AUTO)
-        return fh->chosen[0].valid && fh->chosen[0].choice.best.independent;
-    return fh->hints.cb_read == MCIO_CB_DISABLE;
+        return fh->chosen[w].valid && fh->chosen[w].choice.best.independent;
+    return (w ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
 #endif
 }
 
@@ -991,66 +995,69 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
         mcio_stats_clear_gathered(fh);
     }
     mcio_stats_record(fh, p, write, &times);
-    if (!write)
-        fh->read_first = st == MCIO_SUCCESS && p->own_access && reads_own(fh);
+    fh->bytes_first[write != 0] = st == MCIO_SUCCESS && p->own_access && goes_own(fh, write);
     return st;
 }
 
-/* A read first's plan: own access, nothing else yet (all but the sink zeroed, as
+/* A bytes-first call's plan: own access, nothing else yet (all but the sink zeroed, as
  * mcio_engine_plan's). */
-static void read_first_plan(mcio_file fh, struct mcio_plan_s *p)
+static void bytes_first_plan(mcio_file fh, struct mcio_plan_s *p)
 {
     memset(p, 0, offsetof(struct mcio_plan_s, sink));
     p->fh = fh;
     p->my_domain = -1;
     p->own_access = 1;
     p->depth = 1;
-    p->read_first = 1;
+    p->bytes_first = 1;
 }
 
 /*
- * Reads that move their bytes first (issue 20). Two-phase I/O gathers what the ranks will
+ * Calls that move their bytes first (issue 20). Two-phase I/O gathers what the ranks will
  * access, decides, then moves the bytes, and a call that went to each rank's own access still
- * ends with an agreement, without which one rank's failed read would be success on the
- * others: two collectives around a read where ROMIO, which does not agree at the end, also
- * makes two (the allgathers of the ranks' first and last offsets). Own access reads the right
- * bytes whatever the plan would have been; only its speed depends on the choice. So a read
- * whose operation's last read went to own access, with inputs that gave that choice
- * (fh->read_first, the same on every rank: set from agreed outcomes and allgathered records
- * only), reads first, then allgathers the records, each with its read's status: one
- * collective, which agrees on the outcome as the final agreement did (the lowest failing
- * rank's error and detail, on every rank). The records then tell whether the next read may do
- * the same: under strategy auto, while their key is the one the choice was made from (the
- * summaries, the extents, the nodes' memory to 1/16: choice_key); the choice itself is left
- * as it was, so that no rank's local failure can make the ranks' next calls differ. Where
- * the inputs changed, the next read gathers first and decides. A bad argument on one rank
- * still fails the call on every rank; the other ranks' buffers hold their reads by then, and
- * nothing is written. Under MCIO_STATS, reads gather first (its statistics gather after the
- * final agreement); mcio_file_get_stats reports a read first with the own-access plan, its
- * choice as taken again, and this rank's times (mcio_engine_read_first_stats).
+ * ends with an agreement, without which one rank's failed access would be success on the
+ * others: two collectives around the file access, where ROMIO, which does not agree at the
+ * end, also makes two (the allgathers of the ranks' first and last offsets). Own access moves
+ * the right bytes whatever the plan would have been; only its speed depends on the choice. So
+ * a call whose operation's last call went to own access, with inputs that gave that choice
+ * (fh->bytes_first[write], the same on every rank: set from agreed outcomes and allgathered
+ * records only), reads or writes first, then allgathers the records, each with its access's
+ * status: one collective, which agrees on the outcome as the final agreement did (the lowest
+ * failing rank's error and detail, on every rank). The records then tell whether the
+ * operation's next call may do the same: under strategy auto, while their key is the one the
+ * choice was made from (the summaries, the extents, the nodes' memory to 1/16: choice_key);
+ * the choice itself is left as it was, so that no rank's local failure can make the ranks'
+ * next calls differ. Where the inputs changed, the next call gathers first and decides. A bad
+ * argument on one rank still fails the call on every rank, naming it; the other ranks' reads
+ * are in their buffers by then, and their writes in the file, each within its own extents (a
+ * failed write's extents hold the call's bytes or the earlier ones, as where a write fails on
+ * one rank; nothing outside them changes). Not for writes that end with a sync (goes_own).
+ * Under MCIO_STATS, calls gather first (its statistics gather after the final agreement);
+ * mcio_file_get_stats reports a bytes-first call with the own-access plan, its choice as
+ * taken again, and this rank's times (mcio_engine_bytes_first_stats).
  */
-int mcio_engine_read_first(mcio_file fh, int64_t count, const int64_t *off, const int64_t *len,
-                           const int64_t *mem, char *base, int local_status,
-                           const char *local_detail, char detail[MCIO_DETAIL_LEN])
+int mcio_engine_bytes_first(mcio_file fh, int write, int64_t count, const int64_t *off,
+                            const int64_t *len, const int64_t *mem, char *base, int local_status,
+                            const char *local_detail, char detail[MCIO_DETAIL_LEN])
 {
     double t0 = PMPI_Wtime();
+    int w = write != 0;
     struct mcio_plan_s p;
-    read_first_plan(fh, &p);
+    bytes_first_plan(fh, &p);
     int st = local_status;
     if (st != MCIO_SUCCESS)
         snprintf(detail, MCIO_DETAIL_LEN, "%s", local_detail);
     else
-        st = mcio_extents_normalize(count, off, len, mem, 0, &p.ext, &p.next, detail);
+        st = mcio_extents_normalize(count, off, len, mem, w, &p.ext, &p.next, detail);
     mcio_exec_times t = {0};
     if (st == MCIO_SUCCESS)
-        st = mcio_exec_own.run(&p, 0, base, &t, detail);
+        st = mcio_exec_own.run(&p, w, base, &t, detail);
     st = gather_records(fh, &p, st, NULL, detail);
     if (st == MCIO_SUCCESS) {
-        combine_memory(fh, "", 0);
-        fh->read_first =
-            fh->hints.strategy != MCIO_STRATEGY_AUTO || choice_key(fh) == fh->chosen[0].key;
+        combine_memory(fh, "", w);
+        fh->bytes_first[w] =
+            fh->hints.strategy != MCIO_STRATEGY_AUTO || choice_key(fh) == fh->chosen[w].key;
     } else {
-        fh->read_first = 0;
+        fh->bytes_first[w] = 0;
     }
     mcio_engine_plan_clear(&p);
     /* The statistics, with this rank's times: made when they are asked for (they plan the own
@@ -1059,28 +1066,30 @@ int mcio_engine_read_first(mcio_file fh, int64_t count, const int64_t *off, cons
     int64_t total = ns_since(t0);
     fh->deferred_times = (mcio_call_times){.metadata = total - t.io, .io = t.io, .total = total};
     fh->stats_deferred = 1;
+    fh->deferred_write = w;
     return st;
 }
 
-void mcio_engine_read_first_stats(mcio_file fh)
+void mcio_engine_bytes_first_stats(mcio_file fh)
 {
     if (!fh->stats_deferred)
         return;
+    int w = fh->deferred_write;
     struct mcio_plan_s p;
-    read_first_plan(fh, &p);
+    bytes_first_plan(fh, &p);
     int ok = first_failed(fh) < 0; /* a failed call's records plan nothing */
     mcio_summary *sum = ok ? mcio_engine_summaries(fh) : NULL;
     if (sum && mcio_planner_own(fh->nprocs, sum, &p.fd) == MCIO_SUCCESS)
-        (void)stats_model_once(fh, &p, 0); /* local: a failure leaves the figures unknown */
+        (void)stats_model_once(fh, &p, w); /* local: a failure leaves the figures unknown */
     for (int r = 0; sum && r < fh->nprocs; r++)
         p.total_bytes += sum[r].bytes;
     free(sum);
     p.cb_rounds = p.fd.max_rounds;
     if (fh->hints.strategy == MCIO_STRATEGY_AUTO) {
         p.chose = 2; /* the operation's last choice, taken again */
-        p.choice = fh->chosen[0].choice;
+        p.choice = fh->chosen[w].choice;
     }
     summaries_counted(fh, &p);
-    mcio_stats_record(fh, &p, 0, &fh->deferred_times); /* clears stats_deferred */
+    mcio_stats_record(fh, &p, w, &fh->deferred_times); /* clears stats_deferred */
     mcio_engine_plan_clear(&p);
 }

@@ -520,6 +520,137 @@ static void test_read_first(void)
     mt.ctx = NULL;
 }
 
+/* Writes extents e of generation gen with mcio_write_at_all, their lengths lens. */
+static int write_gen(mcio_file fh, const mt_extents *e, const int64_t *lens, unsigned gen)
+{
+    uint8_t *w = mt_pack(e, gen);
+    int st = mcio_write_at_all(fh, e->n, e->off, lens, w);
+    free(w);
+    return st;
+}
+
+/* What mcio_file_get_stats says of the last write (of generation gen): write_first as expected
+ * (after the call's error was checked: the call clears the message). */
+static void check_write_first(mcio_file fh, unsigned gen, int expect, mcio_stats *s)
+{
+    CHECK_OK(mcio_file_get_stats(fh, s));
+    CHECKF(s->write_first == expect, "write of generation %u: write_first %d, expected %d "
+           "(choice '%s')", gen, s->write_first, expect, s->choice);
+    CHECKF(s->op == 1 && s->read_first == 0, "write of generation %u: op %d, read_first %d",
+           gen, s->op, s->read_first);
+}
+
+/*
+ * Writes that move their bytes first (mcio_engine_bytes_first), as test_read_first's reads:
+ * after a write that went to each rank's own access, the next write of the same inputs writes
+ * before it gathers, one collective that also agrees on the outcome; the file is checked after
+ * every write, each a new generation. Under romio_cb_write=disable every write after the
+ * first; under the cost model while the summaries stay those of its independent choice. A
+ * write failing on the last rank, and a bad argument on it, fail the call on every rank,
+ * naming the rank: the other ranks' blocks then hold the call's bytes, the last rank's the
+ * earlier ones, and nothing else changed; the next write gathers first, the one after writes
+ * first again. Where writes end with a sync (mcio_write_sync true), none writes first.
+ */
+static void test_write_first(void)
+{
+    int n = mt.nprocs, me = mt.rank, last = n - 1;
+    char path[512], tag[32];
+    mt_path(path, sizeof path, "write-first");
+    mt_extents *all = calloc((size_t)n, sizeof *all), *blocks = calloc((size_t)n, sizeof *blocks);
+    mt_extents *others = calloc((size_t)n, sizeof *others); /* the blocks but the last rank's */
+    for (int r = 0; r < n; r++) {
+        gen(r, n, &all[r]); /* interleaved pieces */
+        mt_ext_push(&blocks[r], 32 + (int64_t)r * per_rank, per_rank - 7 * r); /* a block each */
+        if (r != last)
+            mt_ext_push(&others[r], 32 + (int64_t)r * per_rank, per_rank - 7 * r);
+    }
+    int64_t size = 32 + (int64_t)n * per_rank + 700;
+    static const char *const ctx[3] = {"write first, romio_cb_write=disable",
+                                       "write first, the cost model", "write first, synced"};
+    for (int c = 0; c < 3; c++) {
+        mt.ctx = ctx[c];
+        mt_prefill(path, size);
+        MPI_Info info =
+            c == 0   ? mt_info("mcio_io_backend", "fault", "romio_cb_write", "disable", NULL)
+            : c == 1 ? mt_info("mcio_io_backend", "fault", "mcio_node_memory", "256m", NULL)
+                     : mt_info("mcio_io_backend", "fault", "romio_cb_write", "disable",
+                               "mcio_write_sync", "true", NULL);
+        mcio_file fh;
+        fault_reset();
+        if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh)) != MCIO_SUCCESS) {
+            mt_info_free(&info);
+            continue;
+        }
+        mt_info_free(&info);
+        /* Blocks (0) and pieces (1), each write a generation of its own over the last. */
+        static const int pieces[] = {0, 0, 0, 1, 1, 0, 0};
+        int expect = 0, decided = -1, firsts = 0;
+        unsigned g = 10;
+        mcio_stats s;
+        for (int k = 0; k < (int)(sizeof pieces / sizeof pieces[0]); k++, g++) {
+            const mt_extents *e = pieces[k] ? &all[me] : &blocks[me];
+            CHECK_OK(write_gen(fh, e, e->len, g));
+            check_write_first(fh, g, c == 2 ? 0 : expect, &s);
+            mt_layer now = {pieces[k] ? all : blocks, n, g};
+            MT_VERIFY_LAYERS(path, size, &now, 1);
+            mt_prefill(path, size); /* the next generation over the sentinel alone */
+            firsts += s.write_first;
+            if (c == 0)
+                expect = 1;
+            else if (s.write_first)
+                expect = pieces[k] == decided;
+            else
+                decided = pieces[k], expect = !strcmp(s.choice, "independent");
+        }
+        CHECKF(c != 0 || firsts == 6, "%d writes first of 6", firsts);
+        /* Errors in a write first: a failed write and a bad argument on the last rank. */
+        for (int f = 0; f < 2 && expect && c < 2; f++, g += 2) {
+            const mt_extents *e = &blocks[me];
+            mt.ctx = f ? "write first, a bad argument" : "write first, a failed write";
+            CHECK_OK(write_gen(fh, e, e->len, g)); /* generation g everywhere */
+            check_write_first(fh, g, 1, &s);
+            fault_reset();
+            int64_t bad = -1;
+            if (f == 0)
+                fault.fail_errno = EIO, fault.fail_rank = last;
+            int st = write_gen(fh, e, f && me == last ? &bad : e->len, g + 1);
+            if (f == 0) {
+                MT_CHECK_ERROR(st, MCIO_ERR_IO, "Input/output error", "write", path,
+                               mt_rank_tag(tag, last));
+                CHECKF(sum_over_ranks(fault.failures) == 1, "the fault was not hit once");
+            } else {
+                MT_CHECK_ERROR(st, MCIO_ERR_ARG, "negative length", mt_rank_tag(tag, last));
+            }
+            check_write_first(fh, g + 1, 1, &s);
+            fault_reset();
+            mt_layer layers[2] = {{blocks, n, g}, {others, n, g + 1}};
+            MT_VERIFY_LAYERS(path, size, layers, 2);
+            /* A collective call does not order the ranks (MPI: sync, barrier, sync does): a
+             * write first lands as soon as its rank enters the call, while another may still be
+             * reading the file here. */
+            MPI_Barrier(MPI_COMM_WORLD);
+            for (int again = 0; again < 2; again++) { /* gathers first, then writes first */
+                CHECK_OK(write_gen(fh, e, e->len, g + 1));
+                check_write_first(fh, g + 1, again, &s);
+            }
+            mt_layer now = {blocks, n, g + 1};
+            MT_VERIFY_LAYERS(path, size, &now, 1);
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+        CHECK_OK(mcio_file_close(&fh));
+    }
+    mt_remove(path);
+    for (int r = 0; r < n; r++) {
+        mt_ext_free(&all[r]);
+        mt_ext_free(&blocks[r]);
+        mt_ext_free(&others[r]);
+    }
+    free(all);
+    free(blocks);
+    free(others);
+    mt.ctx = NULL;
+}
+
 /*
  * A failure in the close phase on one rank (the last) reaches every rank as the same error
  * naming that rank, and leaves nothing behind: the handle released on every rank (the sanitizer
@@ -971,6 +1102,7 @@ int main(int argc, char **argv)
     CHECK(mcio_io_find("fault") == &fault_backend);
     test_fault_backend();
     test_read_first();
+    test_write_first();
     test_close_one_rank();
     test_exchange_fault(0);
     test_exchange_fault(1);
