@@ -382,8 +382,37 @@ static void test_fault_backend(void)
     close_and_release(&fh, path, size, all, n, gen_ok, &info, got);
 }
 
+/* The layout of test_read_first and test_write_first: each rank's interleaved pieces (gen) in
+ * all[], and a block each in blocks[], 7 bytes shorter per rank, after 32 bytes; in others[],
+ * when asked for, the blocks but the last rank's. Returns the file's size. */
+static int64_t pieces_and_blocks(int n, mt_extents **all, mt_extents **blocks, mt_extents **others)
+{
+    *all = calloc((size_t)n, sizeof **all);
+    *blocks = calloc((size_t)n, sizeof **blocks);
+    if (others)
+        *others = calloc((size_t)n, sizeof **others);
+    for (int r = 0; r < n; r++) {
+        gen(r, n, &(*all)[r]);
+        mt_ext_push(&(*blocks)[r], 32 + (int64_t)r * per_rank, per_rank - 7 * r);
+        if (others && r != n - 1)
+            mt_ext_push(&(*others)[r], 32 + (int64_t)r * per_rank, per_rank - 7 * r);
+    }
+    return 32 + (int64_t)n * per_rank + 700;
+}
+
+/* Opens path through the fault backend with info (then freed), the faults reset; NULL where
+ * the open failed (checked). */
+static mcio_file open_faulty(const char *path, MPI_Info *info)
+{
+    mcio_file fh;
+    fault_reset();
+    int st = CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, *info, &fh));
+    mt_info_free(info);
+    return st == MCIO_SUCCESS ? fh : NULL;
+}
+
 /*
- * Reads that move their bytes first (mcio_engine_read_first): after a read that went to each
+ * Reads that move their bytes first (mcio_engine_bytes_first): after a read that went to each
  * rank's own access, the next read of the same inputs reads before it gathers, one collective
  * that also agrees on the outcome. Every byte read is checked, and so is which path ran
  * (mcio_stats.read_first): under romio_cb_read=disable every read after the first; under the
@@ -397,12 +426,8 @@ static void test_read_first(void)
     int n = mt.nprocs, me = mt.rank, last = n - 1;
     char path[512], tag[32];
     mt_path(path, sizeof path, "read-first");
-    mt_extents *all = calloc((size_t)n, sizeof *all), *blocks = calloc((size_t)n, sizeof *blocks);
-    for (int r = 0; r < n; r++) {
-        gen(r, n, &all[r]); /* interleaved pieces */
-        mt_ext_push(&blocks[r], 32 + (int64_t)r * per_rank, per_rank - 7 * r); /* a block each */
-    }
-    int64_t size = 32 + (int64_t)n * per_rank + 700;
+    mt_extents *all, *blocks;
+    int64_t size = pieces_and_blocks(n, &all, &blocks, NULL);
     mt_prefill(path, size);
     const unsigned gen_ok = 7;
     uint8_t *got = mt_malloc((size_t)per_rank + 4096);
@@ -411,13 +436,9 @@ static void test_read_first(void)
         /* mcio_node_memory: the nodes' memory in the choice's key, steady from call to call */
         MPI_Info info = model ? mt_info("mcio_io_backend", "fault", "mcio_node_memory", "256m", NULL)
                               : mt_info("mcio_io_backend", "fault", "romio_cb_read", "disable", NULL);
-        mcio_file fh;
-        fault_reset();
-        if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh)) != MCIO_SUCCESS) {
-            mt_info_free(&info);
+        mcio_file fh = open_faulty(path, &info);
+        if (!fh)
             continue;
-        }
-        mt_info_free(&info);
         /* The blocks, then the interleaved pieces over them: every byte of both known. */
         uint8_t *bw = mt_pack(&blocks[me], gen_ok), *pw = mt_pack(&all[me], gen_ok);
         CHECK_OK(mcio_write_at_all(fh, blocks[me].n, blocks[me].off, blocks[me].len, bw));
@@ -556,15 +577,8 @@ static void test_write_first(void)
     int n = mt.nprocs, me = mt.rank, last = n - 1;
     char path[512], tag[32];
     mt_path(path, sizeof path, "write-first");
-    mt_extents *all = calloc((size_t)n, sizeof *all), *blocks = calloc((size_t)n, sizeof *blocks);
-    mt_extents *others = calloc((size_t)n, sizeof *others); /* the blocks but the last rank's */
-    for (int r = 0; r < n; r++) {
-        gen(r, n, &all[r]); /* interleaved pieces */
-        mt_ext_push(&blocks[r], 32 + (int64_t)r * per_rank, per_rank - 7 * r); /* a block each */
-        if (r != last)
-            mt_ext_push(&others[r], 32 + (int64_t)r * per_rank, per_rank - 7 * r);
-    }
-    int64_t size = 32 + (int64_t)n * per_rank + 700;
+    mt_extents *all, *blocks, *others;
+    int64_t size = pieces_and_blocks(n, &all, &blocks, &others);
     static const char *const ctx[3] = {"write first, romio_cb_write=disable",
                                        "write first, the cost model", "write first, synced"};
     for (int c = 0; c < 3; c++) {
@@ -575,13 +589,9 @@ static void test_write_first(void)
             : c == 1 ? mt_info("mcio_io_backend", "fault", "mcio_node_memory", "256m", NULL)
                      : mt_info("mcio_io_backend", "fault", "romio_cb_write", "disable",
                                "mcio_write_sync", "true", NULL);
-        mcio_file fh;
-        fault_reset();
-        if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, info, &fh)) != MCIO_SUCCESS) {
-            mt_info_free(&info);
+        mcio_file fh = open_faulty(path, &info);
+        if (!fh)
             continue;
-        }
-        mt_info_free(&info);
         /* Blocks (0) and pieces (1), each write a generation of its own over the last. */
         static const int pieces[] = {0, 0, 0, 1, 1, 0, 0};
         int expect = 0, decided = -1, firsts = 0;
