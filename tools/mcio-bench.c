@@ -1113,7 +1113,7 @@ static int engine_cases(const opts *o, int e)
  * on every rank: from --order-seed, the pattern and the repetition). A case's time depends on the
  * case before it: measured with four identical mcio configurations beside the native (MPICH, 2
  * ranks, 2 MiB, contiguous, 4 processes), rotating the order by one each repetition, which
- * keeps every case's predecessor, gave the one after the native's second case writes 5-8 %
+ * keeps every case's predecessor, gave the one after the native's second case writes 6-10 %
  * slower than the last. Drawn afresh, each case follows each other one as often; the same seed
  * still gave one case 5-8 % slower in each of 4 processes, and seeds drawn per process (as
  * tools/mcio-oracle.py does) spread that over the cases. */
