@@ -517,7 +517,7 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
                            val);
             o->buffer_offset = (int)num;
         } else { /* byte counts; only the seeds and --random-max may be 0 */
-            int may_be_zero = strstr(arg, "seed") || !strcmp(arg, "--random-max"); /* seeds */
+            int may_be_zero = strstr(arg, "seed") || !strcmp(arg, "--random-max");
             if (!is_num || (num == 0 && !may_be_zero))
                 return bad(msg, msglen, "%s: '%s' is not a %sbyte count (e.g. 4096, 64k, 16m, 1g)",
                            arg, val, may_be_zero ? "" : "positive ");
