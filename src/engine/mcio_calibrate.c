@@ -218,13 +218,12 @@ static double least_of(const double *v, int n)
  * a call does not choose its try either: the fastest of three priced the independent reads
  * of the GlusterFS testbed at 0.55-0.62 of their measured time, aggregated ones at 0.64-0.77;
  * with the median, the independent read of HACC-IO's nine pieces a rank came to 0.99 of its
- * (docs/performance.md, nineteenth pass). On a local one a try's time is each rank's own,
- * the fastest kept: a node's writes to the file take turns, which the cost model adds up
- * itself (costmodel.c: writes_take_turns). The region is written once, untimed, before: the
- * timed writes rewrite pages the file has, as a call
- * rewriting a file does (a new file's first write also allocates them, on this host's page
- * cache several times the cost per byte of a rewrite; the ways of running a call pay that
- * alike). *ok agreed; fills call/byte[.][c] and sync[c]. */
+ * measured time (docs/performance.md, nineteenth pass). On a local one a try's time is each
+ * rank's own, the fastest kept: a node's writes to the file take turns, which the cost model
+ * adds up itself (costmodel.c: writes_take_turns). The region is written once, untimed,
+ * before: the timed writes rewrite pages the file has, as a call rewriting a file does (a new
+ * file's first write also allocates them, on this host's page cache several times the cost
+ * per byte of a rewrite; the ways of running a call pay that alike). *ok agreed; fills call/byte[.][c] and sync[c]. */
 static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big, char *buf,
                            mcio_cost_table *t, int *ok)
 {

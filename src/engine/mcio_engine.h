@@ -201,8 +201,8 @@ struct mcio_file_s {
                             the summaries' gather (mcio_engine_bytes_first); the same on
                             every rank */
     int stats_deferred;  /* the last call moved its bytes first, and its statistics are still
-                            to be made from its records (mcio_engine_bytes_first_stats) */
-    int deferred_write;  /* that call was a write */
+                            to be made from its records (mcio_engine_bytes_first_stats): its
+                            operation as mcio_stats.op (1 write, 2 read), else 0 */
     mcio_call_times deferred_times; /* its times, this rank's */
     uint64_t memory_key; /* the memory words of the records last combined (mcio_twophase.c) */
     int memory_combined; /* 1: memory_key holds */

@@ -151,7 +151,7 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
 {
     const mcio_fdplan *fd = &p->fd;
     mcio_stats *s = &fh->stats;
-    fh->stats_deferred = 0; /* this call's replace a read first's not yet made */
+    fh->stats_deferred = 0; /* this call's replace a bytes-first call's not yet made */
     int *aggs = realloc(fh->stats_aggs, ((size_t)fd->ndomains + 1) * sizeof(int));
     if (aggs)
         fh->stats_aggs = aggs;

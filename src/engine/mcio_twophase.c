@@ -1065,8 +1065,7 @@ int mcio_engine_bytes_first(mcio_file fh, int write, int64_t count, const int64_
      * where ranks share cores), from the gathered records, which stay until the next call. */
     int64_t total = ns_since(t0);
     fh->deferred_times = (mcio_call_times){.metadata = total - t.io, .io = t.io, .total = total};
-    fh->stats_deferred = 1;
-    fh->deferred_write = w;
+    fh->stats_deferred = w ? 1 : 2; /* mcio_stats.op */
     return st;
 }
 
@@ -1074,7 +1073,7 @@ void mcio_engine_bytes_first_stats(mcio_file fh)
 {
     if (!fh->stats_deferred)
         return;
-    int w = fh->deferred_write;
+    int w = fh->stats_deferred == 1;
     struct mcio_plan_s p;
     bytes_first_plan(fh, &p);
     int ok = first_failed(fh) < 0; /* a failed call's records plan nothing */
