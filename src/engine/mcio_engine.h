@@ -159,6 +159,8 @@ struct mcio_file_s {
     mcio_machine machine;
     const mcio_io_backend *io;
     void *io_state;
+    void *reader; /* this rank's own read-only descriptor (mcio_io_posix's state), where the
+                     file system is the node's own and io is mpiio (mcio_local_reads), or NULL */
     int live_plans;
     mcio_rank_record *summaries; /* [nprocs]: allgather buffer, allocated at open so a call
                                     never fails before it (mcio_file_gather_records) */
@@ -460,6 +462,14 @@ int mcio_pipeline_prepare(mcio_plan p);
 int mcio_pipeline_open_window(mcio_plan p, char detail[MCIO_DETAIL_LEN]);
 /* Free the pipelined state; collective when the plan holds an RMA window. */
 void mcio_pipeline_free(mcio_plan p);
+
+/* The backend, and its state in *state, that a read of the file goes through: this rank's own
+ * descriptor where it has one (mcio_local_reads), else the file's backend. */
+static inline const mcio_io_backend *mcio_file_reader(const struct mcio_file_s *fh, void **state)
+{
+    *state = fh->reader ? fh->reader : fh->io_state;
+    return fh->reader ? &mcio_io_posix : fh->io;
+}
 
 /* Does each collective write end with a sync (mcio_hints_write_sync)? */
 static inline int mcio_file_write_sync(const struct mcio_file_s *fh)

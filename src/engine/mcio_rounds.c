@@ -306,16 +306,19 @@ int mcio_round_use_span(const mcio_piece *runs, int64_t nruns)
     return nruns == 1 || span - covered <= covered;
 }
 
-/* Write len bytes at off from user memory at addr, or read them there (past the kernel's
- * slow copy into 4K-aliased memory where mcio_read_shift says so). */
+/* Write len bytes at off from user memory at addr, or read them there (through this rank's
+ * own descriptor where it has one, mcio_file_reader; past the kernel's slow copy into
+ * 4K-aliased memory where mcio_read_shift says so). */
 static int move_piece(mcio_file fh, int write, char *addr, int64_t len, int64_t off,
                       char detail[MCIO_DETAIL_LEN])
 {
     if (write)
         return mcio_io_write_full(fh->io, fh->io_state, addr, len, off, fh->path, detail);
+    void *state;
+    const mcio_io_backend *b = mcio_file_reader(fh, &state);
     return mcio_file_read_shift(fh)
-               ? mcio_io_read_shifted(fh->io, fh->io_state, addr, len, off, fh->path, detail)
-               : mcio_io_read_full(fh->io, fh->io_state, addr, len, off, fh->path, detail);
+               ? mcio_io_read_shifted(b, state, addr, len, off, fh->path, detail)
+               : mcio_io_read_full(b, state, addr, len, off, fh->path, detail);
 }
 
 /* My pieces for my own domain among the send groups [gs, gs1) of a round. (The aggregator's

@@ -52,6 +52,15 @@ typedef struct mcio_io_backend {
     int64_t (*access_wait)(void *handle, int64_t len, int64_t *ns);
 } mcio_io_backend;
 
+/*
+ * A read-only descriptor of path for this rank alone (not collective), read through the posix
+ * backend's pread and size (mcio_io_posix with this state). The engine reads through it
+ * instead of the mpiio backend where the file system is this node's own (mcio_local_reads).
+ * 0 and *state, or -errno (nothing to close).
+ */
+int mcio_io_posix_reader_open(const char *path, void **state);
+void mcio_io_posix_reader_close(void *state);
+
 /* The backend registered under name, or NULL. */
 const mcio_io_backend *mcio_io_find(const char *name);
 

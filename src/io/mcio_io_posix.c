@@ -185,6 +185,31 @@ static int posix_sync(void *state)
     return fsync(((posix_state *)state)->fd) ? -errno : 0;
 }
 
+int mcio_io_posix_reader_open(const char *path, void **state)
+{
+    posix_state *s = malloc(sizeof *s + strlen(path) + 1);
+    if (!s)
+        return -ENOMEM;
+    *s = (posix_state){.comm = MPI_COMM_NULL, .flags = O_RDONLY, .dfd = -1};
+    strcpy(s->path, path);
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0) {
+        int err = errno;
+        free(s);
+        return -err;
+    }
+    *state = s;
+    return 0;
+}
+
+void mcio_io_posix_reader_close(void *state)
+{
+    posix_state *s = state;
+    if (s)
+        close(s->fd);
+    free(s);
+}
+
 const mcio_io_backend mcio_io_posix = {
     .name = "posix",
     .open = posix_open,

@@ -140,4 +140,22 @@ TEST(FsInfo, Properties)
     EXPECT_EQ(t.defers_errors, 0);
 }
 
+TEST(FsInfo, NodeLocalKinds)
+{
+    // Every kind: the node's own only where one kernel's page cache serves every descriptor;
+    // not the network's, not FUSE (its daemon may be anything), not a kind mcio does not know.
+    for (int k = 0; k < MCIO_FS_COUNT; k++) {
+        mcio_fs_type t = (mcio_fs_type)k;
+        bool local = t == MCIO_FS_TMPFS || t == MCIO_FS_EXT4 || t == MCIO_FS_XFS ||
+                     t == MCIO_FS_BTRFS || t == MCIO_FS_OVERLAY;
+        EXPECT_EQ(mcio_fs_node_local(t), local ? 1 : 0) << mcio_fs_type_name(t);
+        mcio_fsinfo i = {};
+        i.type = t;
+        mcio_fs_set_properties(&i);
+        if (mcio_fs_node_local(t)) {
+            EXPECT_EQ(i.remote, 0) << mcio_fs_type_name(t);
+        }
+    }
+}
+
 } // namespace

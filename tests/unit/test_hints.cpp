@@ -440,15 +440,16 @@ TEST(Hints, GetDefaults)
                              {"mcio_slow_byte_seconds", "0"}, {"direct_write", "false"},
                              {"direct_read", "false"},        {"mcio_io_thread", "auto"},
                              {"mcio_write_sync", "auto"},     {"mcio_read_shift", "auto"},
+                             {"mcio_local_reads", "auto"},
                              {"mcio_memory_margin", "10"},   {"mcio_calibrate", "auto"},
                              {"mcio_node_gather", "auto"},   {"mcio_write_verify", "false"}};
     char key[64], value[64];
-    for (int i = 0; i < 30; i++) {
+    for (int i = 0; i < 31; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 30, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 31, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -485,6 +486,10 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_write_sync", "false", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_read_shift", "true", "t", detail), MCIO_SUCCESS);
     EXPECT_EQ(h.read_shift, MCIO_READ_SHIFT_TRUE);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_local_reads", "false", "t", detail), MCIO_SUCCESS);
+    EXPECT_EQ(h.local_reads, 0);
+    EXPECT_NE(mcio_hints_set(&h, "mcio_local_reads", "true", "t", detail), MCIO_SUCCESS);
+    EXPECT_NE(strstr(detail, "mcio_local_reads"), nullptr) << detail;
     ASSERT_EQ(mcio_hints_set(&h, "mcio_memory_margin", "25", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_calibrate", "replace", "t", detail), MCIO_SUCCESS);
     EXPECT_EQ(h.calibrate, MCIO_CALIBRATE_REPLACE);
@@ -505,19 +510,20 @@ TEST(Hints, GetSetRoundTrip)
                              {"mcio_slow_byte_seconds", "1.0000000000000001e-09"},
                              {"direct_write", "true"},     {"direct_read", "true"},
                              {"mcio_io_thread", "never"},   {"mcio_write_sync", "false"},
-                             {"mcio_read_shift", "true"},   {"mcio_memory_margin", "25"},
+                             {"mcio_read_shift", "true"},   {"mcio_local_reads", "false"},
+                             {"mcio_memory_margin", "25"},
                              {"mcio_calibrate", "off"},     {"mcio_node_gather", "true"},
                              {"mcio_write_verify", "true"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 30);
+        ASSERT_LT(i, 31);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 30);
+    EXPECT_EQ(i, 31);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 

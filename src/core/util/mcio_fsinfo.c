@@ -72,6 +72,12 @@ mcio_fs_type mcio_fs_type_of_name(const char *fstype)
     return MCIO_FS_UNKNOWN;
 }
 
+int mcio_fs_node_local(mcio_fs_type t)
+{
+    return t == MCIO_FS_TMPFS || t == MCIO_FS_EXT4 || t == MCIO_FS_XFS || t == MCIO_FS_BTRFS ||
+           t == MCIO_FS_OVERLAY;
+}
+
 void mcio_fs_set_properties(mcio_fsinfo *info)
 {
     switch (info->type) {

@@ -60,6 +60,11 @@ mcio_fs_type mcio_fs_type_of_magic(int64_t magic);
 /* The kind of a mountinfo fstype ("ext4", "fuse.glusterfs", "nfs4", "lustre", "gpfs"). */
 mcio_fs_type mcio_fs_type_of_name(const char *fstype);
 
+/* Is a file system of this kind the node's own (tmpfs, ext4, xfs, btrfs, overlay): one
+ * kernel's page cache serves every descriptor of a file, so any two of them read alike? 0 for
+ * the network's and for kinds mcio does not know. */
+int mcio_fs_node_local(mcio_fs_type t);
+
 /* Remote and deferred-error properties of a kind and, for GlusterFS, of its client's graph
  * (fills info->remote, info->defers_errors; GlusterFS defers errors unless info->write_behind
  * is 0). */
