@@ -55,6 +55,8 @@ static const char usage[] =
     "                     engine reads it at open (k, m, g suffixes; default: unknown, no\n"
     "                     collective buffer cold)\n"
     "  --caches K         its instances per node (default 1): a socket's, a core complex's\n"
+    "  --candidates       print every candidate the cost model predicted, in the order tried\n"
+    "                     (--json always lists them)\n"
     "  --no-choice        skip the cost model's choice (at 100,000 ranks with --node-memory it\n"
     "                     plans the memory strategy once per candidate: minutes)\n"
     "  --max-print N      rows printed per table (default 40; --json prints everything)\n"
@@ -64,7 +66,7 @@ static const char usage[] =
 typedef struct opts {
     const char *pattern;
     int64_t size, transfer, random_max, seed;
-    int ranks, per_node, max_print, json, no_choice;
+    int ranks, per_node, max_print, json, no_choice, candidates;
     const char *node_memory;
     mcio_hints hints;
     mcio_fsinfo fs; /* --fs-path; type MCIO_FS_UNKNOWN and stripe 0 without it */
@@ -101,6 +103,9 @@ static int parse(int argc, char **argv, opts *o)
             continue;
         } else if (!strcmp(a, "--no-choice")) {
             o->no_choice = 1;
+            continue;
+        } else if (!strcmp(a, "--candidates")) {
+            o->candidates = 1;
             continue;
         }
         if (!v)
@@ -225,6 +230,8 @@ static void print_tree(const mcio_ptree *t, int v, int depth, int *printed, int 
 
 /* ---- The job: the described machine, the plan and what it costs each node ---- */
 
+enum { MAX_SEEN = 64 }; /* candidates kept for --candidates (mcio_cost_decide tries at most 37) */
+
 typedef struct job {
     opts o;
     int n, nn;          /* ranks, nodes */
@@ -246,6 +253,7 @@ typedef struct job {
     mcio_cost_table cost;    /* --costs, or the defaults of the file system's kind */
     mcio_cost_choice choice; /* what the default strategy (auto) would run */
     int chose;               /* the cost model could price the job */
+    mcio_cost_config seen[MAX_SEEN]; /* the candidates it predicted, in the order tried */
 } job;
 
 /* Ranks whose extents are counted for the cost model (walking the pattern); above, one extent
@@ -426,31 +434,60 @@ static int job_choose(job *j)
         .sync = !j->o.read && mcio_hints_write_sync(h, j->o.fs.defers_errors),
         .cost = &j->cost};
     in.params.stripe = stripe;
-    j->chose = mcio_cost_decide(&in, &j->choice) == MCIO_SUCCESS;
+    j->chose = mcio_cost_decide_seen(&in, &j->choice, j->seen, MAX_SEEN) == MCIO_SUCCESS;
     return 0;
+}
+
+/* The candidates the cost model predicted, in the order tried: JSON's "seen" list, or with
+ * --candidates a table. */
+static void print_seen(const job *j)
+{
+    int n = j->choice.candidates < MAX_SEEN ? j->choice.candidates : MAX_SEEN;
+    if (!j->o.json)
+        printf("\ncandidates (predicted seconds, in the order tried):\n  %-32s %12s %5s\n",
+               "configuration", "predicted", "fits");
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        const mcio_cost_config *c = &j->seen[i];
+        mcio_cost_config_name(c, name, sizeof name);
+        if (j->o.json)
+            printf("%s{\"config\":\"%s\",\"predicted\":%.9f,\"fits\":%s}", i ? "," : "", name,
+                   c->seconds, c->fits ? "true" : "false");
+        else
+            printf("  %-32s %12.6f %5s\n", name, c->seconds, c->fits ? "yes" : "no");
+    }
 }
 
 static void print_choice(const job *j)
 {
     char best[64] = "", next[64] = "";
+    const mcio_cost_choice *c = &j->choice;
     if (!j->chose)
         return;
-    mcio_cost_config_name(&j->choice.best, best, sizeof best);
-    if (j->choice.runner_up.seconds >= 0)
-        mcio_cost_config_name(&j->choice.runner_up, next, sizeof next);
+    mcio_cost_config_name(&c->best, best, sizeof best);
+    if (c->runner_up.seconds >= 0)
+        mcio_cost_config_name(&c->runner_up, next, sizeof next);
+    const char *op = j->o.read ? "read" : "write";
     if (j->o.json) {
         printf(",\"choice\":{\"op\":\"%s\",\"costs\":\"%s\",\"best\":\"%s\",\"predicted\":%.9f,"
-               "\"runner_up\":\"%s\",\"runner_up_predicted\":%.9f,\"candidates\":%d}",
-               j->o.read ? "read" : "write", j->o.costs ? j->o.costs : "defaults", best,
-               j->choice.best.seconds, next, j->choice.runner_up.seconds, j->choice.candidates);
+               "\"runner_up\":\"%s\",\"runner_up_predicted\":%.9f,\"candidates\":%d,"
+               "\"margin\":%.3f,\"seen\":[",
+               op, j->o.costs ? j->o.costs : "defaults", best, c->best.seconds, next,
+               c->runner_up.seconds, c->candidates, c->margin);
+        print_seen(j);
+        printf("]}");
         return;
     }
-    printf("cost model (%s, %s figures): the default would %s with %s, predicted %.6f s",
-           j->o.read ? "read" : "write", j->o.costs ? j->o.costs : "default", j->o.read ? "read" : "write",
-           best, j->choice.best.seconds);
+    printf("cost model (%s, %s figures): the default would %s with %s, predicted %.6f s", op,
+           j->o.costs ? j->o.costs : "default", op, best, c->best.seconds);
     if (next[0])
-        printf("; runner-up %s, %.6f s", next, j->choice.runner_up.seconds);
-    printf(" (%d candidates)\n", j->choice.candidates);
+        printf("; runner-up %s, %.6f s", next, c->runner_up.seconds);
+    printf(" (%d candidates)\n", c->candidates);
+    if (c->margin > 0)
+        printf("independent access: the runner-up is predicted faster, but by less than the "
+               "aggregation margin (%.1fx)\n", c->margin);
+    if (j->o.candidates)
+        print_seen(j);
 }
 
 /* What a write would do: when the accesses do not interleave and romio_cb_write is not

@@ -689,7 +689,7 @@ TEST(CostModel, DecidePlanHandsOverTheChosenPlan)
 void aggregation_margin(int cores, double margin)
 {
     int decisive = 0, aggregated = 0;
-    for (double x = 1e-7; x < 1e-2; x *= 1.1) {
+    for (double x = 1e-7; x < 1e-2; x *= 1.02) {
         Job j = interleaved(4 * MiB, 64 * KiB);
         j.cost = cores ? table(1e-6, 1.0 / 2e9, 1.0 / 1.5e9, x)
                        : table(x, 1.0 / 2e9, 1.0 / 1.5e9, 5e-6);
@@ -703,10 +703,14 @@ void aggregation_margin(int cores, double margin)
         if (!c.best.independent) {
             aggregated++;
             EXPECT_GE(ind, margin * c.best.seconds) << name(c.best) << " at " << x;
+            EXPECT_EQ(c.margin, 0) << "at " << x;
         } else if (agg.best.seconds < ind) {
             decisive++; /* aggregation predicted faster, by less than the margin */
             EXPECT_LT(ind, margin * agg.best.seconds) << "at " << x;
             EXPECT_EQ(name(c.runner_up), name(agg.best)) << "at " << x;
+            EXPECT_EQ(c.margin, margin) << "at " << x; /* the choice says why */
+        } else {
+            EXPECT_EQ(c.margin, 0) << "at " << x; /* independent on its own merits */
         }
     }
     EXPECT_GT(decisive, 0) << cores << " cores";
@@ -715,8 +719,45 @@ void aggregation_margin(int cores, double margin)
 
 TEST(CostModel, AggregationOnlyWhereClearlyFasterThanIndependentAccess)
 {
-    aggregation_margin(0, 1.1);
+    aggregation_margin(0, 1.05);
     aggregation_margin(8, 1.3); /* the file access the node's CPU work: 1.3 */
+}
+
+/* mcio_cost_decide_seen lists what mcio_cost_decide weighed: every candidate it predicted,
+ * as far as the caller's array goes, and the same choice. */
+TEST(CostModel, DecideSeenListsEveryCandidatePredicted)
+{
+    Job j = interleaved(4 * MiB, 64 * KiB);
+    j.cost = table(1e-4, 1.0 / 2e9, 1.0 / 1.5e9, 5e-6);
+    j.finish(1);
+    mcio_cost_choice c = decide(j), s;
+    std::vector<mcio_cost_config> seen(64);
+    ASSERT_EQ(mcio_cost_decide_seen(&j.in, &s, seen.data(), (int)seen.size()), MCIO_SUCCESS);
+    EXPECT_EQ(name(s.best), name(c.best));
+    EXPECT_EQ(s.best.seconds, c.best.seconds);
+    EXPECT_EQ(s.candidates, c.candidates);
+    ASSERT_EQ(s.candidates, 1 + 3 * 2 * 3);
+    EXPECT_TRUE(seen[0].independent); /* tried first */
+    int at_best = 0, at_runner_up = 0;
+    for (int i = 0; i < s.candidates; i++) {
+        EXPECT_GT(seen[i].seconds, 0) << i;
+        EXPECT_GE(seen[i].seconds, s.best.independent ? 0 : s.best.seconds) << name(seen[i]);
+        at_best += name(seen[i]) == name(s.best) && seen[i].seconds == s.best.seconds;
+        at_runner_up += name(seen[i]) == name(s.runner_up);
+    }
+    EXPECT_EQ(at_best, 1);
+    EXPECT_EQ(at_runner_up, 1);
+    /* A shorter array: the first candidates, nothing written beyond it, the same choice. */
+    std::vector<mcio_cost_config> few(4);
+    few[3].seconds = 123;
+    ASSERT_EQ(mcio_cost_decide_seen(&j.in, &s, few.data(), 3), MCIO_SUCCESS);
+    EXPECT_EQ(s.candidates, c.candidates);
+    EXPECT_EQ(name(s.best), name(c.best));
+    for (int i = 0; i < 3; i++)
+        EXPECT_EQ(few[i].seconds, seen[i].seconds) << i;
+    EXPECT_EQ(few[3].seconds, 123);
+    ASSERT_EQ(mcio_cost_decide_seen(&j.in, &s, nullptr, 8), MCIO_SUCCESS);
+    EXPECT_EQ(name(s.best), name(c.best));
 }
 
 TEST(CostModel, AChoiceTakenAgainIsCheckedAgainstTheMemoryNow)

@@ -108,6 +108,9 @@ typedef struct mcio_cost_choice {
     mcio_cost_config best;
     mcio_cost_config runner_up; /* seconds < 0: there was no other candidate */
     int candidates;             /* how many were predicted */
+    double margin;              /* > 0: independent access was taken over the runner-up, an
+                                   aggregated candidate predicted faster but by less than this
+                                   factor (within it the model's error decides) */
 } mcio_cost_choice;
 
 /*
@@ -141,10 +144,19 @@ int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_f
  * Enumerate the candidates (independent; aggregated with the romio or the memory strategy,
  * 1, 2 or 4 aggregators per node, the hints' buffer or 4 MiB, pipeline depth 1, 2 or 4; a
  * choice the user fixed has its one value) in a fixed order, predict each, and take the
- * fastest that fits (the first on a tie), else the one that needs least memory. Pure: the
- * same inputs give the same choice on every rank. 0 or an MCIO_ERR_* code.
+ * fastest that fits (the first on a tie), else the one that needs least memory; independent
+ * access where it fits and the fastest is aggregated but predicted less than a margin faster
+ * (out->margin). Pure: the same inputs give the same choice on every rank. 0 or an MCIO_ERR_*
+ * code.
  */
 int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out);
+
+/*
+ * As mcio_cost_decide, and every candidate it predicted, in the order tried, in seen[0..n-1]
+ * (n = the smaller of out->candidates and cap): what mcio-plan --candidates prints.
+ */
+int mcio_cost_decide_seen(const mcio_cost_inputs *in, mcio_cost_choice *out,
+                          mcio_cost_config *seen, int cap);
 
 /*
  * As mcio_cost_decide, and the best configuration's plan as the engine runs it (planned once:
