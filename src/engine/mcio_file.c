@@ -104,9 +104,10 @@ static void probe_fs(mcio_file f, const char *path)
 
 /* Each rank's own read-only descriptor, for reads where the file system is the node's own and
  * the backend is mpiio (mcio_local_reads auto): a pread, without the MPI library's independent
- * read around it (about 1.2 us a call with MPICH 4.0's ROMIO: 64 KiB own-access reads took 10.7
- * us through it, 9.5 through a descriptor; docs/performance.md). Not where direct_read asks the
- * MPI library to read past the page cache. A rank that cannot open one reads through the
+ * read around it (own-access reads of 64 KiB a rank, MPICH 4.0, 2 ranks: 11.0 us through
+ * ROMIO's read, 10.2 through the descriptor, against 9.3 for ROMIO's own collective read; over
+ * OMPIO the read costs more: docs/performance.md, twentieth pass). Not where direct_read asks
+ * the MPI library to read past the page cache. A rank that cannot open one reads through the
  * backend, the same bytes. Opened at open or when the hints come to allow it, closed when they
  * no longer do. */
 static void local_reader(mcio_file f)
