@@ -485,7 +485,7 @@ static void print_choice(const job *j)
     printf(" (%d candidates)\n", c->candidates);
     if (c->margin > 0)
         printf("independent access: the runner-up is predicted faster, but by less than the "
-               "aggregation margin (%.1fx)\n", c->margin);
+               "aggregation margin (%.2fx)\n", c->margin);
     if (j->o.candidates)
         print_seen(j);
 }

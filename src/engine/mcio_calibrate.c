@@ -223,7 +223,8 @@ static double least_of(const double *v, int n)
  * adds up itself (costmodel.c: writes_take_turns). The region is written once, untimed,
  * before: the timed writes rewrite pages the file has, as a call rewriting a file does (a new
  * file's first write also allocates them, on this host's page cache several times the cost
- * per byte of a rewrite; the ways of running a call pay that alike). *ok agreed; fills call/byte[.][c] and sync[c]. */
+ * per byte of a rewrite; the ways of running a call pay that alike). *ok agreed; fills
+ * call/byte[.][c] and sync[c]. */
 static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big, char *buf,
                            mcio_cost_table *t, int *ok)
 {

@@ -34,6 +34,17 @@ typedef struct posix_state {
     char path[];
 } posix_state;
 
+/* A state for path, its descriptors not open yet (-1), no direct I/O; NULL without memory. */
+static posix_state *state_new(MPI_Comm comm, const char *path, int flags)
+{
+    posix_state *s = malloc(sizeof *s + strlen(path) + 1);
+    if (s) {
+        *s = (posix_state){.comm = comm, .fd = -1, .flags = flags, .dfd = -1};
+        strcpy(s->path, path);
+    }
+    return s;
+}
+
 static int posix_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, void **state,
                       int *can_read, char detail[MCIO_DETAIL_LEN])
 {
@@ -42,18 +53,11 @@ static int posix_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
     PMPI_Comm_rank(comm, &rank);
     int flags = (amode & MPI_MODE_RDONLY) ? O_RDONLY : (amode & MPI_MODE_WRONLY) ? O_WRONLY : O_RDWR;
     *can_read = !(amode & MPI_MODE_WRONLY);
-    posix_state *s = malloc(sizeof *s + strlen(path) + 1);
+    posix_state *s = state_new(comm, path, flags);
     if (!s)
         err = ENOMEM;
-    else {
-        s->comm = comm;
-        s->fd = -1;
-        s->flags = flags;
-        s->dfd = -1;
-        s->direct_write = s->direct_read = s->direct_ok = 0;
+    else
         s->delete_on_close = !!(amode & MPI_MODE_DELETE_ON_CLOSE);
-        strcpy(s->path, path);
-    }
     /* Rank 0 creates (and checks EXCL); the others open once it has. A descriptor that
      * created the file is closed and the file opened again, as every other rank opens it:
      * GlusterFS's FUSE client, mounted direct-io-mode=enable, hands the opens made while the
@@ -187,11 +191,9 @@ static int posix_sync(void *state)
 
 int mcio_io_posix_reader_open(const char *path, void **state)
 {
-    posix_state *s = malloc(sizeof *s + strlen(path) + 1);
+    posix_state *s = state_new(MPI_COMM_NULL, path, O_RDONLY);
     if (!s)
         return -ENOMEM;
-    *s = (posix_state){.comm = MPI_COMM_NULL, .flags = O_RDONLY, .dfd = -1};
-    strcpy(s->path, path);
     s->fd = open(path, O_RDONLY | O_CLOEXEC);
     if (s->fd < 0) {
         int err = errno;

@@ -141,7 +141,8 @@ int main(int argc, char **argv)
 
     /* The posix backend: its own descriptors, no second one. */
     info = mt_info("mcio_io_backend", "posix", "romio_cb_read", "disable", NULL);
-    if (CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh)) == MCIO_SUCCESS) {
+    int st = CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY, info, &fh));
+    if (st == MCIO_SUCCESS) {
         read_check(fh, size, 4, 0, "posix backend");
         CHECK_OK(mcio_file_close(&fh));
     }
