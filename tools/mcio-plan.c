@@ -44,7 +44,8 @@ static const char usage[] =
     "                     mcio_node_memory, cb_buffer_size, cb_nodes, striping_unit, ...)\n"
     "  --fs-path PATH     plan for the file system that holds PATH, as mcio_file_open does: its\n"
     "                     kind and stripe size (GlusterFS: the shard size) are printed, and\n"
-    "                     domains align on the stripe unless striping_unit is given\n"
+    "                     a write's domains align on the stripe unless striping_unit is\n"
+    "                     given (a read's align on striping_unit only)\n"
     "  --costs FILE       the cost model's figures (a calibration cache file, as mcio-calibrate\n"
     "                     writes it under ~/.cache/mcio); default: the defaults of the file\n"
     "                     system's kind (--fs-path: remote or not)\n"
@@ -490,16 +491,15 @@ static void print_choice(const job *j)
         print_seen(j);
 }
 
-/* What a write would do: when the accesses do not interleave and romio_cb_write is not
- * enable, the engine gives each rank its own domain (the independent plan), as here.
- * Returns 0, or the exit status after a message. */
+/* What the operation (--op) would do: when the accesses do not interleave and romio_cb_write
+ * (romio_cb_read) is not enable, the engine gives each rank its own domain (the independent
+ * plan), as here. Returns 0, or the exit status after a message. */
 static int job_plan(job *j)
 {
     mcio_topology topo = {.nprocs = j->n, .nnodes = j->nn, .node_of_rank = j->node,
                           .socket_of_rank = j->sock, .sockets_per_node = 1, .node_mem = j->mem};
-    j->params = mcio_hints_planner_params(&j->o.hints, 1);
-    if (j->params.stripe == 0 && j->o.fs.stripe > 0 && j->o.fs.stripe <= INT32_MAX)
-        j->params.stripe = j->o.fs.stripe; /* as the engine does (mcio_twophase.c) */
+    j->params = mcio_hints_planner_params(&j->o.hints, !j->o.read);
+    j->params.stripe = mcio_fs_align_stripe(&j->o.fs, j->params.stripe, !j->o.read);
     const mcio_planner *pl = mcio_planner_at(j->o.hints.strategy);
     j->independent = mcio_planner_is_independent(pl, j->n, j->sum, j->params);
     j->memory = !j->independent && j->o.hints.strategy == MCIO_STRATEGY_MEMORY;
@@ -594,8 +594,10 @@ static void print_summary(const job *j)
                : j->o.fs.write_behind   ? ", write-behind"
                                         : ", no write-behind",
                j->o.fs.stripe,
-               j->params.stripe == j->o.fs.stripe && j->o.fs.stripe > 0 ? ": file domains align on it"
-                                                                         : "");
+               j->params.stripe == j->o.fs.stripe && j->o.fs.stripe > 0
+                   ? ": file domains align on it"
+               : j->o.fs.stripe > 0 && j->params.stripe == 0 ? ": reads align on no stripe"
+                                                             : "");
     if (j->independent)
         printf("the ranks' accesses do not interleave: each rank is the aggregator of its own "
                "region (romio_cb_write=automatic; --hint romio_cb_write=enable shows the strategy)\n");

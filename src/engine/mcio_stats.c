@@ -107,7 +107,7 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             s->subbuffer_bytes, s->subbuffer_rounds, s->t_wait, s->t_overlap, overlap,
             s->io_inline, mcio_fs_type_name(fh->fs.type), fh->fs.name, fh->fs.stripe,
             fh->fs.write_behind,
-            fh->hints.striping_unit > 0 ? fh->hints.striping_unit : fh->fs.stripe,
+            mcio_fs_align_stripe(&fh->fs, fh->hints.striping_unit, write),
             write && mcio_file_write_sync(fh), !write && mcio_file_read_shift(fh),
             s->local_reads, s->metadata_bytes, s->metadata_messages,
             s->metadata_max_rank_bytes, s->metadata_list_bytes, s->node_gather);

@@ -356,14 +356,11 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
     return st;
 }
 
-/* The stripe that domains and rounds align on: the striping_unit hint, else the file
- * system's (GlusterFS's shards). */
-static int64_t raw_stripe(mcio_file fh)
+/* The stripe that an operation's domains and rounds align on (mcio_fs_align_stripe): the
+ * striping_unit hint, else a write's the file system's (GlusterFS's shards). */
+static int64_t raw_stripe(mcio_file fh, int write)
 {
-    int64_t s = fh->hints.striping_unit;
-    if (s == 0 && fh->fs.stripe > 0 && fh->fs.stripe <= INT32_MAX)
-        s = fh->fs.stripe;
-    return s;
+    return mcio_fs_align_stripe(&fh->fs, fh->hints.striping_unit, write);
 }
 
 /* The planning parameters: the hints', aligned as a pipeline of depth needs
@@ -371,16 +368,17 @@ static int64_t raw_stripe(mcio_file fh)
 static mcio_planner_params plan_params(mcio_file fh, int write, int depth)
 {
     mcio_planner_params pp = mcio_hints_planner_params(&fh->hints, write);
-    pp.stripe = mcio_pipeline_unit(depth, raw_stripe(fh), fh->fs_block);
+    pp.stripe = mcio_pipeline_unit(depth, raw_stripe(fh, write), fh->fs_block);
     return pp;
 }
 
 /* Cut the collective buffers into sub-buffers (a depth > 1) of the size
  * mcio_pipeline_subbuffer gives. */
-static int subdivide(mcio_file fh, struct mcio_plan_s *p)
+static int subdivide(mcio_file fh, struct mcio_plan_s *p, int write)
 {
-    int64_t unit = mcio_pipeline_unit(p->depth, raw_stripe(fh), fh->fs_block);
-    int64_t sub = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, raw_stripe(fh), unit);
+    int64_t stripe = raw_stripe(fh, write);
+    int64_t unit = mcio_pipeline_unit(p->depth, stripe, fh->fs_block);
+    int64_t sub = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, stripe, unit);
     p->slots = malloc(((size_t)p->fd.ndomains + 1) * sizeof(int));
     if (!p->slots)
         return MCIO_ERR_NOMEM;
@@ -497,7 +495,7 @@ static int chosen_again(mcio_file fh, struct mcio_plan_s *p, const mcio_cost_inp
 static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology *topo,
                        const mcio_summary *sum, int write)
 {
-    int64_t stripe = raw_stripe(fh), unit = mcio_pipeline_unit(2, stripe, fh->fs_block);
+    int64_t stripe = raw_stripe(fh, write), unit = mcio_pipeline_unit(2, stripe, fh->fs_block);
     mcio_cost_inputs in = {.topo = topo,
                            .sum = sum,
                            .write = write,
@@ -704,11 +702,11 @@ static int stats_model_once(mcio_file fh, struct mcio_plan_s *p, int write)
 
 /* Still phase 2, local: sub-buffers, this rank's pieces cut by domain and round, the list
  * buffers, and which domain this rank aggregates. */
-static int schedule_mine(mcio_file fh, struct mcio_plan_s *p, list_bufs *lb)
+static int schedule_mine(mcio_file fh, struct mcio_plan_s *p, int write, list_bufs *lb)
 {
     int st = MCIO_SUCCESS;
     if (p->depth > 1 && !p->slots) /* the cost model's plan comes subdivided */
-        st = subdivide(fh, p);
+        st = subdivide(fh, p, write);
     if (st == MCIO_SUCCESS)
         st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
     for (int d = 0; st == MCIO_SUCCESS && d < p->fd.ndomains; d++)
@@ -853,7 +851,7 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     p->cb_rounds = p->fd.max_rounds;
     int aggregate = !p->own_access;
     if (aggregate && st == MCIO_SUCCESS)
-        st = schedule_mine(fh, p, &lb);
+        st = schedule_mine(fh, p, write, &lb);
     if (st == MCIO_SUCCESS)
         st = stats_model_once(fh, p, write); /* the memory model of the plan as it will run */
     if (st == MCIO_ERR_ARG)

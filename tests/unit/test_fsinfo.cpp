@@ -159,3 +159,22 @@ TEST(FsInfo, NodeLocalKinds)
 }
 
 } // namespace
+
+TEST(FsInfo, AlignStripeWritesOnlyUnlessTheHintSays)
+{
+    // A write aligns on the file system's stripe; a read on none (readers share a stripe
+    // without conflict); the striping_unit hint stands for both; a stripe too large for an int
+    // is no alignment (as the hint's range).
+    mcio_fsinfo fs = {};
+    fs.type = MCIO_FS_GLUSTERFS;
+    fs.stripe = 4 << 20;
+    EXPECT_EQ(mcio_fs_align_stripe(&fs, 0, 1), 4 << 20);
+    EXPECT_EQ(mcio_fs_align_stripe(&fs, 0, 0), 0);
+    EXPECT_EQ(mcio_fs_align_stripe(&fs, 1 << 20, 1), 1 << 20);
+    EXPECT_EQ(mcio_fs_align_stripe(&fs, 1 << 20, 0), 1 << 20);
+    fs.stripe = (int64_t)1 << 32;
+    EXPECT_EQ(mcio_fs_align_stripe(&fs, 0, 1), 0);
+    fs.stripe = 0;
+    EXPECT_EQ(mcio_fs_align_stripe(&fs, 0, 1), 0);
+    EXPECT_EQ(mcio_fs_align_stripe(&fs, 65536, 0), 65536);
+}

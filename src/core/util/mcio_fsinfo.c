@@ -78,6 +78,13 @@ int mcio_fs_node_local(mcio_fs_type t)
            t == MCIO_FS_OVERLAY;
 }
 
+int64_t mcio_fs_align_stripe(const mcio_fsinfo *fs, int64_t striping_unit, int write)
+{
+    if (striping_unit > 0)
+        return striping_unit;
+    return write && fs->stripe > 0 && fs->stripe <= INT32_MAX ? fs->stripe : 0;
+}
+
 void mcio_fs_set_properties(mcio_fsinfo *info)
 {
     switch (info->type) {

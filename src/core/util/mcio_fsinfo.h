@@ -65,6 +65,14 @@ mcio_fs_type mcio_fs_type_of_name(const char *fstype);
  * the network's and for kinds mcio does not know. */
 int mcio_fs_node_local(mcio_fs_type t);
 
+/* The stripe a collective call's file domains and rounds align on: the striping_unit hint
+ * where it is set (either operation), else for a write the file system's own stripe (at most
+ * 2 GiB - 1; no two aggregators then write one stripe), else none (0). A read aligns on no
+ * stripe of its own: readers share a stripe without conflict, and aligned domains crowded a
+ * small file's reads into one aggregator (GlusterFS testbed, 8 ranks, 4 MiB files in 4 MiB
+ * shards: reads split over 4 aggregators were 1.3-1.7x faster; writes gained nothing). */
+int64_t mcio_fs_align_stripe(const mcio_fsinfo *fs, int64_t striping_unit, int write);
+
 /* Remote and deferred-error properties of a kind and, for GlusterFS, of its client's graph
  * (fills info->remote, info->defers_errors; GlusterFS defers errors unless info->write_behind
  * is 0). */
