@@ -180,10 +180,10 @@ typedef struct mcio_stats {
                         gather: a bad argument on another rank then fails the call on every
                         rank after those bytes are in the file (docs/reliability.md). Not
                         where writes end with a sync (mcio_write_sync) */
-    int local_reads; /* 1: a read whose file access on this rank (if it had any) went through
-                        the rank's own read-only descriptor instead of the MPI library's
-                        independent read (the file system is the node's own:
-                        mcio_local_reads, docs/hints.md) */
+    int local_io;    /* 1: a call whose file access on this rank (if it had any) went through
+                        the rank's own descriptor instead of the MPI library's independent
+                        read or write (the file system is the node's own: mcio_local_io,
+                        docs/hints.md) */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

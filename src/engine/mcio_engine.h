@@ -159,8 +159,10 @@ struct mcio_file_s {
     mcio_machine machine;
     const mcio_io_backend *io;
     void *io_state;
-    void *reader; /* this rank's own read-only descriptor (mcio_io_posix's state), where the
-                     file system is the node's own and io is mpiio (mcio_local_reads), or NULL */
+    void *local;     /* this rank's own descriptor (mcio_io_posix's state), where the file
+                        system is the node's own and io is mpiio (mcio_local_io), or NULL */
+    int local_read;  /* reads go through it (it is readable, and not direct_read) */
+    int local_write; /* writes go through it (it is writable, and not direct_write) */
     int live_plans;
     mcio_rank_record *summaries; /* [nprocs]: allgather buffer, allocated at open so a call
                                     never fails before it (mcio_file_gather_records) */
@@ -463,12 +465,21 @@ int mcio_pipeline_open_window(mcio_plan p, char detail[MCIO_DETAIL_LEN]);
 /* Free the pipelined state; collective when the plan holds an RMA window. */
 void mcio_pipeline_free(mcio_plan p);
 
-/* The backend, and its state in *state, that a read of the file goes through: this rank's own
- * descriptor where it has one (mcio_local_reads), else the file's backend. */
-static inline const mcio_io_backend *mcio_file_reader(const struct mcio_file_s *fh, void **state)
+/* Does a read (write) of the file go through this rank's own descriptor (mcio_local_io)? */
+static inline int mcio_file_goes_local(const struct mcio_file_s *fh, int write)
 {
-    *state = fh->reader ? fh->reader : fh->io_state;
-    return fh->reader ? &mcio_io_posix : fh->io;
+    return fh->local && (write ? fh->local_write : fh->local_read);
+}
+
+/* The backend, and its state in *state, that a read (write) of the file goes through: this
+ * rank's own descriptor where it has one for the operation (mcio_local_io), else the file's
+ * backend. */
+static inline const mcio_io_backend *mcio_file_access(const struct mcio_file_s *fh, int write,
+                                                      void **state)
+{
+    int local = mcio_file_goes_local(fh, write);
+    *state = local ? fh->local : fh->io_state;
+    return local ? &mcio_io_posix : fh->io;
 }
 
 /* Does each collective write end with a sync (mcio_hints_write_sync)? */

@@ -2,6 +2,7 @@
  * Opening and closing files: hints, the machine description, the I/O backend.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -102,23 +103,31 @@ static void probe_fs(mcio_file f, const char *path)
     PMPI_Bcast(&f->fs, (int)sizeof f->fs, MPI_BYTE, 0, f->comm);
 }
 
-/* Each rank's own read-only descriptor, for reads where the file system is the node's own and
- * the backend is mpiio (mcio_local_reads auto): a pread, without the MPI library's independent
- * read around it (own-access reads of 64 KiB a rank, MPICH 4.0, 2 ranks: 11.0 us through
- * ROMIO's read, 10.2 through the descriptor, against 9.3 for ROMIO's own collective read; over
- * OMPIO the read costs more: docs/performance.md, twentieth pass). Not where direct_read asks
- * the MPI library to read past the page cache. A rank that cannot open one reads through the
- * backend, the same bytes. Opened at open or when the hints come to allow it, closed when they
- * no longer do. */
-static void local_reader(mcio_file f)
+/* Each rank's own descriptor, for reads and writes where the file system is the node's own
+ * and the backend is mpiio (mcio_local_io auto): a pread or pwrite, without the MPI library's
+ * independent read or write around it (own-access reads of 64 KiB a rank, MPICH 4.0, 2 ranks:
+ * 11.0 us through ROMIO's read, 10.2 through the descriptor, against 9.3 for ROMIO's own
+ * collective read; over OMPIO each call costs more: contiguous writes of 64 KiB a rank at 8
+ * ranks, 176 us through OMPIO's write, 156 through the descriptor: docs/performance.md,
+ * twentieth and twenty-first passes). One kernel's page cache and one inode serve both descriptors: the MPI
+ * library reads what was written through this one, and its sync flushes it. Opened as the
+ * access mode allows (read-only, write-only, both); reads not where direct_read, writes not
+ * where direct_write asks the MPI library to go past the page cache. A rank that cannot open
+ * one goes through the backend, the same bytes. Opened at open or when the hints come to allow
+ * it, closed when they no longer do. */
+static void local_descriptor(mcio_file f)
 {
-    int want = f->hints.local_reads && !f->hints.direct_read && f->io == &mcio_io_mpiio &&
-               f->can_read && mcio_fs_node_local(f->fs.type);
-    if (want && !f->reader && mcio_io_posix_reader_open(f->path, &f->reader) != 0)
-        f->reader = NULL;
-    if (!want && f->reader) {
-        mcio_io_posix_reader_close(f->reader);
-        f->reader = NULL;
+    int on = f->hints.local_io && f->io == &mcio_io_mpiio && mcio_fs_node_local(f->fs.type);
+    int readable = f->can_read, writable = !(f->amode & MPI_MODE_RDONLY);
+    f->local_read = on && readable && !f->hints.direct_read;
+    f->local_write = on && writable && !f->hints.direct_write;
+    int flags = readable && writable ? O_RDWR : writable ? O_WRONLY : O_RDONLY;
+    if ((f->local_read || f->local_write) && !f->local &&
+        mcio_io_posix_local_open(f->path, flags, &f->local) != 0)
+        f->local = NULL;
+    if (!f->local_read && !f->local_write && f->local) {
+        mcio_io_posix_local_close(f->local);
+        f->local = NULL;
     }
 }
 
@@ -126,7 +135,7 @@ static void file_free(mcio_file f)
 {
     if (!f)
         return;
-    mcio_io_posix_reader_close(f->reader);
+    mcio_io_posix_local_close(f->local);
     mcio_node_gather_free(&f->node_gather);
     mcio_machine_free(&f->machine);
     mcio_engine_cbuf_release(f);
@@ -358,7 +367,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         f->io->configure(f->io_state, &f->hints);
     f->fs_block = fs_block_size(f->comm, f->rank, path);
     probe_fs(f, path);
-    local_reader(f);
+    local_descriptor(f);
     /* The cost model's figures, for the default strategy only (auto chooses per call). */
     if (f->hints.strategy == MCIO_STRATEGY_AUTO)
         mcio_calibrate_file(f, path);
@@ -506,7 +515,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     hints_taken(fh);
     if (fh->io->configure)
         fh->io->configure(fh->io_state, &fh->hints);
-    local_reader(fh);
+    local_descriptor(fh);
 fail:
     free(mine);
     free(root);

@@ -307,15 +307,15 @@ int mcio_round_use_span(const mcio_piece *runs, int64_t nruns)
 }
 
 /* Write len bytes at off from user memory at addr, or read them there (through this rank's
- * own descriptor where it has one, mcio_file_reader; past the kernel's slow copy into
+ * own descriptor where it has one, mcio_file_access; past the kernel's slow copy into
  * 4K-aliased memory where mcio_read_shift says so). */
 static int move_piece(mcio_file fh, int write, char *addr, int64_t len, int64_t off,
                       char detail[MCIO_DETAIL_LEN])
 {
-    if (write)
-        return mcio_io_write_full(fh->io, fh->io_state, addr, len, off, fh->path, detail);
     void *state;
-    const mcio_io_backend *b = mcio_file_reader(fh, &state);
+    const mcio_io_backend *b = mcio_file_access(fh, write, &state);
+    if (write)
+        return mcio_io_write_full(b, state, addr, len, off, fh->path, detail);
     return mcio_file_read_shift(fh)
                ? mcio_io_read_shifted(b, state, addr, len, off, fh->path, detail)
                : mcio_io_read_full(b, state, addr, len, off, fh->path, detail);

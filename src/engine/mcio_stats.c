@@ -97,7 +97,7 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             "\"subbuffer_bytes\":%" PRId64 ",\"subbuffer_rounds\":%d,\"t_wait\":%.9f,"
             "\"t_overlap\":%.9f,\"overlap\":%.4f,\"io_inline\":%d,\"fs_type\":\"%s\","
             "\"fs_name\":\"%s\",\"fs_stripe\":%" PRId64 ",\"fs_write_behind\":%d,"
-            "\"stripe\":%" PRId64 ",\"write_sync\":%d,\"read_shift\":%d,\"local_reads\":%d,"
+            "\"stripe\":%" PRId64 ",\"write_sync\":%d,\"read_shift\":%d,\"local_io\":%d,"
             "\"metadata_bytes\":%" PRId64 ",\"metadata_messages\":%" PRId64
             ",\"metadata_max_rank_bytes\":%" PRId64 ",\"metadata_list_bytes\":%" PRId64
             ",\"node_gather\":%d,\"aggregator_ranks\":[",
@@ -109,7 +109,7 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             fh->fs.write_behind,
             mcio_fs_align_stripe(&fh->fs, fh->hints.striping_unit, write),
             write && mcio_file_write_sync(fh), !write && mcio_file_read_shift(fh),
-            s->local_reads, s->metadata_bytes, s->metadata_messages,
+            s->local_io, s->metadata_bytes, s->metadata_messages,
             s->metadata_max_rank_bytes, s->metadata_list_bytes, s->node_gather);
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
@@ -210,7 +210,7 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .choice_again = p->chose == 2,
         .read_first = p->bytes_first && !write,
         .write_first = p->bytes_first && write,
-        .local_reads = !write && fh->reader != NULL,
+        .local_io = mcio_file_goes_local(fh, write),
     };
     s->predicted = s->runner_up_predicted = -1;
     if (p->chose) {

@@ -53,13 +53,14 @@ typedef struct mcio_io_backend {
 } mcio_io_backend;
 
 /*
- * A read-only descriptor of path for this rank alone (not collective), read through the posix
- * backend's pread and size (mcio_io_posix with this state). The engine reads through it
- * instead of the mpiio backend where the file system is this node's own (mcio_local_reads).
- * 0 and *state, or -errno (nothing to close).
+ * A descriptor of path for this rank alone (not collective), opened with flags (O_RDONLY,
+ * O_WRONLY or O_RDWR) and used through the posix backend's pread, pwrite and size
+ * (mcio_io_posix with this state). The engine reads and writes through it instead of the mpiio
+ * backend where the file system is this node's own (mcio_local_io). 0 and *state, or -errno
+ * (nothing to close).
  */
-int mcio_io_posix_reader_open(const char *path, void **state);
-void mcio_io_posix_reader_close(void *state);
+int mcio_io_posix_local_open(const char *path, int flags, void **state);
+void mcio_io_posix_local_close(void *state);
 
 /* The backend registered under name, or NULL. */
 const mcio_io_backend *mcio_io_find(const char *name);

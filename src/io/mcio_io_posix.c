@@ -189,12 +189,12 @@ static int posix_sync(void *state)
     return fsync(((posix_state *)state)->fd) ? -errno : 0;
 }
 
-int mcio_io_posix_reader_open(const char *path, void **state)
+int mcio_io_posix_local_open(const char *path, int flags, void **state)
 {
-    posix_state *s = state_new(MPI_COMM_NULL, path, O_RDONLY);
+    posix_state *s = state_new(MPI_COMM_NULL, path, flags);
     if (!s)
         return -ENOMEM;
-    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    s->fd = open(path, flags | O_CLOEXEC);
     if (s->fd < 0) {
         int err = errno;
         free(s);
@@ -204,7 +204,7 @@ int mcio_io_posix_reader_open(const char *path, void **state)
     return 0;
 }
 
-void mcio_io_posix_reader_close(void *state)
+void mcio_io_posix_local_close(void *state)
 {
     posix_state *s = state;
     if (s)

@@ -440,7 +440,7 @@ TEST(Hints, GetDefaults)
                              {"mcio_slow_byte_seconds", "0"}, {"direct_write", "false"},
                              {"direct_read", "false"},        {"mcio_io_thread", "auto"},
                              {"mcio_write_sync", "auto"},     {"mcio_read_shift", "auto"},
-                             {"mcio_local_reads", "auto"},
+                             {"mcio_local_io", "auto"},
                              {"mcio_memory_margin", "10"},   {"mcio_calibrate", "auto"},
                              {"mcio_node_gather", "auto"},   {"mcio_write_verify", "false"}};
     char key[64], value[64];
@@ -486,10 +486,10 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_write_sync", "false", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_read_shift", "true", "t", detail), MCIO_SUCCESS);
     EXPECT_EQ(h.read_shift, MCIO_READ_SHIFT_TRUE);
-    ASSERT_EQ(mcio_hints_set(&h, "mcio_local_reads", "false", "t", detail), MCIO_SUCCESS);
-    EXPECT_EQ(h.local_reads, 0);
-    EXPECT_NE(mcio_hints_set(&h, "mcio_local_reads", "true", "t", detail), MCIO_SUCCESS);
-    EXPECT_NE(strstr(detail, "mcio_local_reads"), nullptr) << detail;
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_local_io", "false", "t", detail), MCIO_SUCCESS);
+    EXPECT_EQ(h.local_io, 0);
+    EXPECT_NE(mcio_hints_set(&h, "mcio_local_io", "true", "t", detail), MCIO_SUCCESS);
+    EXPECT_NE(strstr(detail, "mcio_local_io"), nullptr) << detail;
     ASSERT_EQ(mcio_hints_set(&h, "mcio_memory_margin", "25", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_calibrate", "replace", "t", detail), MCIO_SUCCESS);
     EXPECT_EQ(h.calibrate, MCIO_CALIBRATE_REPLACE);
@@ -510,7 +510,7 @@ TEST(Hints, GetSetRoundTrip)
                              {"mcio_slow_byte_seconds", "1.0000000000000001e-09"},
                              {"direct_write", "true"},     {"direct_read", "true"},
                              {"mcio_io_thread", "never"},   {"mcio_write_sync", "false"},
-                             {"mcio_read_shift", "true"},   {"mcio_local_reads", "false"},
+                             {"mcio_read_shift", "true"},   {"mcio_local_io", "false"},
                              {"mcio_memory_margin", "25"},
                              {"mcio_calibrate", "off"},     {"mcio_node_gather", "true"},
                              {"mcio_write_verify", "true"}};

@@ -30,7 +30,7 @@ mcio_hints mcio_hints_default(void)
                     .node_memory = 0,
                     .memory_margin = 10,
                     .pipeline_depth = 1,
-                    .local_reads = 1};
+                    .local_io = 1};
     h.strategy = MCIO_STRATEGY_AUTO;
     h.transport = MCIO_TRANSPORT_P2P;
     strcpy(h.io_backend, "mpiio");
@@ -88,8 +88,8 @@ static const char *auto_bool_name(int i)
     return i >= 0 && i < 3 ? names[i] : NULL;
 }
 
-/* mcio_local_reads: 0 false, 1 auto. */
-static const char *local_reads_name(int i)
+/* mcio_local_io: 0 false, 1 auto. */
+static const char *local_io_name(int i)
 {
     static const char *const names[] = {"false", "auto"};
     return i >= 0 && i < 2 ? names[i] : NULL;
@@ -172,7 +172,7 @@ static const hint_spec specs[] = {
     /* Reads into memory 4K-aliased with the file's offset moved 32 bytes on (mcio_io.c). */
     {.key = "mcio_read_shift", .kind = HINT_CHOICE, FIELD(read_shift), .names = auto_bool_name},
     /* Reads through each rank's own descriptor on the node's own file system (mcio_file.c). */
-    {.key = "mcio_local_reads", .kind = HINT_CHOICE, FIELD(local_reads), .names = local_reads_name},
+    {.key = "mcio_local_io", .kind = HINT_CHOICE, FIELD(local_io), .names = local_io_name},
     /* The default strategy (auto): the share of a node's memory it leaves free, in percent. */
     {.key = "mcio_memory_margin", .kind = HINT_INT, FIELD(memory_margin), .min = 0, .max = 90},
     /* The calibration probe of the cost model (src/engine/mcio_calibrate.c). */

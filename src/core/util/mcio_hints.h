@@ -94,9 +94,9 @@ typedef struct mcio_hints {
     int io_thread;                  /* mcio_io_thread: enum mcio_io_thread_mode, auto */
     int write_sync;                 /* mcio_write_sync: enum mcio_write_sync_mode, auto */
     int read_shift;                 /* mcio_read_shift: enum mcio_read_shift_mode, auto */
-    int local_reads;                /* mcio_local_reads: 1 auto (each rank's own descriptor for
-                                       reads where the file system is the node's own, under the
-                                       mpiio backend), 0 false */
+    int local_io;                   /* mcio_local_io: 1 auto (each rank's own descriptor for
+                                       reads and writes where the file system is the node's
+                                       own, under the mpiio backend), 0 false */
     double slow_call_seconds;       /* mcio_slow_call_seconds: slow backend, delay per call */
     double slow_byte_seconds;       /* mcio_slow_byte_seconds: slow backend, delay per byte */
     int calibrate;                  /* mcio_calibrate: enum mcio_calibrate_mode, auto */
