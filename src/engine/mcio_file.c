@@ -109,12 +109,12 @@ static void probe_fs(mcio_file f, const char *path)
  * 11.0 us through ROMIO's read, 10.2 through the descriptor, against 9.3 for ROMIO's own
  * collective read; over OMPIO each call costs more: contiguous writes of 64 KiB a rank at 8
  * ranks, 176 us through OMPIO's write, 156 through the descriptor: docs/performance.md,
- * twentieth and twenty-first passes). One kernel's page cache and one inode serve both descriptors: the MPI
- * library reads what was written through this one, and its sync flushes it. Opened as the
- * access mode allows (read-only, write-only, both); reads not where direct_read, writes not
- * where direct_write asks the MPI library to go past the page cache. A rank that cannot open
- * one goes through the backend, the same bytes. Opened at open or when the hints come to allow
- * it, closed when they no longer do. */
+ * twentieth and twenty-first passes). One kernel's page cache and one inode serve both
+ * descriptors: the MPI library reads what was written through this one, and its sync flushes
+ * it. Opened as the access mode allows (read-only, write-only, both); reads not where
+ * direct_read, writes not where direct_write asks the MPI library to go past the page cache.
+ * A rank that cannot open one goes through the backend, the same bytes. Opened at open or when
+ * the hints come to allow it, closed when they no longer do. */
 static void local_descriptor(mcio_file f)
 {
     int on = f->hints.local_io && f->io == &mcio_io_mpiio && mcio_fs_node_local(f->fs.type);
