@@ -51,6 +51,16 @@ static uint8_t held(int64_t off, unsigned gen)
     return gen ? mt_data(off, gen) : mt_sentinel(off);
 }
 
+/* The first of len bytes in buf, read from off, that is not the file's (generation gen's
+ * bytes, zeros past size), or -1. */
+static int64_t first_bad(const uint8_t *buf, int64_t off, int64_t len, int64_t size, unsigned gen)
+{
+    for (int64_t i = 0; i < len; i++)
+        if (buf[i] != (off + i < size ? held(off + i, gen) : 0))
+            return i;
+    return -1;
+}
+
 /* Read this rank's extent (past the end of the file on the last rank, size bytes long) and
  * compare: the file's bytes of generation gen, zeros past size; local_io as expected. */
 static void read_check(mcio_file fh, int64_t size, unsigned gen, int local, const char *what)
@@ -62,10 +72,7 @@ static void read_check(mcio_file fh, int64_t size, unsigned gen, int local, cons
     mcio_stats st;
     CHECK_OK(mcio_file_get_stats(fh, &st));
     CHECKF(st.local_io == local, "%s: read local_io %d, expected %d", what, st.local_io, local);
-    int64_t bad = -1;
-    for (int64_t i = 0; i < len && bad < 0; i++)
-        if (buf[i] != (off + i < size ? held(off + i, gen) : 0))
-            bad = i;
+    int64_t bad = first_bad(buf, off, len, size, gen);
     CHECKF(bad < 0, "%s: byte %" PRId64 " of rank %d's read is %u", what, off + bad, mt.rank,
            bad < 0 ? 0 : buf[bad]);
     free(buf);
@@ -82,10 +89,7 @@ static void file_check(const char *path, unsigned gen, const char *what)
     int fd = open(path, O_RDONLY);
     CHECKF(fd >= 0 && pread(fd, buf, EXT, off) == EXT && close(fd) == 0, "%s: pread of %s: %s",
            what, path, strerror(errno));
-    int64_t bad = -1;
-    for (int64_t i = 0; i < EXT && bad < 0; i++)
-        if (buf[i] != held(off + i, gen))
-            bad = i;
+    int64_t bad = first_bad(buf, off, EXT, off + EXT, gen);
     CHECKF(bad < 0, "%s: byte %" PRId64 " of the file is %u after rank %d's write", what,
            off + bad, bad < 0 ? 0 : buf[bad], mt.rank);
     free(buf);
