@@ -7,6 +7,7 @@ reports; a change to how either kind is read changes them.
 
 Usage: oracle_report_test.py SOURCE_DIR
 """
+import importlib.util
 import os
 import subprocess
 import sys
@@ -26,12 +27,44 @@ WANT = {
                        "(a one-sided sign test; 8 of 9, 5 of 5): 2 of 60 cases: tmp contiguous "
                        "write 0.94 (9/9), tmp tapioca read 0.94 (8/9); the natives against "
                        "themselves, 1; chance alone flags about 1.4."],
+    # twenty-second pass: three runs merged, each site's timed calls kept
+    "oracle-26.json": ["60 of 60 cases reach 0.9 of the best own configuration; 51 of 60 at "
+                       "least the better native.",
+                       'each the median of {"mpich": 15, "tmp": 10, "gluster": 10} timed calls',
+                       "(a one-sided sign test; 8 of 9, 5 of 5): 0 of 60 cases; the natives "
+                       "against themselves, 3; chance alone flags about 1.2.",
+                       "Per site: tmp 20/20, gluster 20/20, mpich 20/20."],
 }
 NOT = {"oracle-13c.json": ["measured twice in the same processes", "(itself ", "sign test"]}
 
 
+def check_merge(src):
+    """run --merge keeps the older run's other sites, their runs and their calls a case, and
+    drops its runs of the sites measured again."""
+    spec = importlib.util.spec_from_file_location("oracle", os.path.join(src, "tools",
+                                                                         "mcio-oracle.py"))
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    old = {"sites": {"tmp": {"calls": 10}, "mpich": {"calls": 15}},
+           "calls": {"tmp": 10, "mpich": 15},
+           "runs": [{"site": "tmp", "rep": 0}, {"site": "mpich", "rep": 0}]}
+    doc = {"sites": {"tmp": {"calls": 5}}, "calls": {"tmp": 5}, "runs": []}
+    oracle.merge(doc, old, ["tmp"])
+    want = {"sites": {"mpich": {"calls": 15}, "tmp": {"calls": 5}},
+            "calls": {"tmp": 5, "mpich": 15}, "runs": [{"site": "mpich", "rep": 0}]}
+    if doc != want:
+        print("FAIL: merge gave %r, not %r" % (doc, want))
+        sys.exit(1)
+    doc = {"sites": {}, "calls": {}, "runs": []}
+    oracle.merge(doc, dict(old, calls=5), [])  # a run of one count for every site
+    if doc["calls"] != {} or len(doc["runs"]) != 2:
+        print("FAIL: merge of a run with one count of calls gave %r" % doc)
+        sys.exit(1)
+
+
 def main():
     src = sys.argv[1]
+    check_merge(src)
     for name, want in WANT.items():
         r = subprocess.run([sys.executable, os.path.join(src, "tools", "mcio-oracle.py"), "report",
                             os.path.join(src, "docs", "figures", name)],
@@ -47,7 +80,7 @@ def main():
             if line in r.stdout:
                 print("FAIL: report %s has %r (a run without natives measured twice)" % (name, line))
                 sys.exit(1)
-    print("ok: both kinds of oracle runs report as docs/performance.md says")
+    print("ok: both kinds of oracle runs report as docs/performance.md says; runs merge")
 
 
 if __name__ == "__main__":
