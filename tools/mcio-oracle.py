@@ -544,8 +544,8 @@ def plot(rows, png, paired=False):
             ax.set_xticks(list(x))
             ax.set_xticklabels([r["pattern"] for r in rs], rotation=30, fontsize=8)
             ax.set_yscale("log")
-            for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
-                axis(FormatStrFormatter("%.3g"))  # 0.9, 1.15, 2: not 9x10^-1
+            for set_format in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+                set_format(FormatStrFormatter("%.3g"))  # 0.9, 1.15, 2: not 9x10^-1
             ax.set_title("%s (%s, %d ranks), %s" % (s, SITES[s]["mpi"], SITES[s]["ranks"], op),
                          fontsize=9)
             if i == 0 and j == 0:
