@@ -565,8 +565,9 @@ def main():
     r.add_argument("--reps", type=int, default=7)
     r.add_argument("--calls", type=int, default=0,
                    help="timed calls of each case per process (mcio-bench --reps): their median "
-                        "is the repetition's figure (default: the site's, 5 on /tmp, 1 on "
-                        "GlusterFS; 1 is a single call, as before 2026-11-26)")
+                        "is the repetition's figure (default: the site's, %s; 1 is a single "
+                        "call, as before 2026-11-26)" % ", ".join(
+                            "%d at %s" % (v["calls"], k) for k, v in SITES.items()))
     r.add_argument("--sites", default="tmp,gluster,mpich")
     r.add_argument("--patterns", default=",".join(PATTERNS))
     r.add_argument("--out", default=os.path.join(ROOT, "out", "oracle.json"))
