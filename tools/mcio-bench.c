@@ -41,6 +41,14 @@
 #include "mcio_splitmix64.h"
 #include "patterns.h"
 
+/* GIO, a comparison engine (gio, gio-all), when configured with -DMCIO_GIO_PREFIX. */
+#ifndef MCIO_BENCH_GIO
+#define MCIO_BENCH_GIO 0
+#endif
+#if MCIO_BENCH_GIO
+#include <gio.h>
+#endif
+
 /* The simulation build (smpicc: SimGrid's SMPI, docs/simulation.md): the simulated storage keeps
  * no bytes, so nothing is verified (the real builds verify the same engine); the data buffers
  * are one allocation shared by all ranks (SMPI_SHARED_MALLOC), their content meaningless; only
@@ -56,6 +64,7 @@
 #endif
 
 #define MIB (1024.0 * 1024.0)
+enum { NENGINES = 6 }; /* engines[]: native, mcio, limit, dd, gio, gio-all */
 #define MAX_PATTERNS 32
 
 /* ---- Options ---- */
@@ -75,7 +84,7 @@ typedef struct opts {
     int64_t size, transfer, random_max;
     uint64_t seed, order_seed; /* order_seed: --order-seed, else --seed (order_seeded 0) */
     int order_seeded;
-    int use[4]; /* engines[i] chosen: native, mcio, limit, dd */
+    int use[NENGINES]; /* engines[i] chosen: native, mcio, limit, dd, gio, gio-all */
     int persistent, keep, reps, warmup, precreate, native_sync, native_again;
     const char *dir, *json;
     int nhints;
@@ -123,6 +132,9 @@ static const char usage[] =
     "                   flash-io    FLASH-IO's checkpoint: blocks of 16^3 cells with 4 guard\n"
     "                               cells a side in memory (noncontiguous), 24 variables, the\n"
     "                               interiors to the file variable by variable, ranks in order\n"
+    "                   fragmented  a climate model's decomposition: the file cut into runs\n"
+    "                               of 8-64 bytes, each owned by a random rank (--seed), so\n"
+    "                               each rank has about --size bytes in short pieces\n"
     "  --size N         bytes per rank (k, m, g suffixes: powers of 1024; default 16m)\n"
     "  --transfer N     ior transfer size (default 256k, or --size if smaller)\n"
     "  --random-max N   random, tapioca: the most bytes a rank gets (default 2m)\n"
@@ -132,8 +144,11 @@ static const char usage[] =
     "                   pread, ranks back to back: the file system's bound), dd (rank 0 alone\n"
     "                   writes, then reads, all ranks' bytes sequentially in 1 MiB write /\n"
     "                   read calls, as dd bs=1M: the file system's sequential throughput),\n"
-    "                   both (native,mcio; the default) or all; w/limit, r/limit are each\n"
-    "                   engine's fraction of the limit\n"
+    "                   gio (GIO's two-phase library on its defaults), gio-all (GIO with\n"
+    "                   cb_nodes = the ranks; both only in a build configured with\n"
+    "                   -DMCIO_GIO_PREFIX), both (native,mcio; the default) or all\n"
+    "                   (native,mcio,limit,dd); w/limit, r/limit are each engine's fraction\n"
+    "                   of the limit\n"
     "  --persistent     mcio: mcio_plan_create once per case (not timed), then\n"
     "                   mcio_plan_write / mcio_plan_read\n"
     "  --warmup         one untimed write and read of each case before its timed\n"
@@ -335,22 +350,30 @@ static int bad(char *msg, size_t msglen, const char *fmt, ...)
 /* --engine LIST. Returns 0, or bad()'s verdict. */
 static int parse_engines(opts *o, char *val, char *msg, size_t msglen)
 {
-    o->use[0] = o->use[1] = o->use[2] = o->use[3] = 0;
+    static const char *const names[NENGINES] = {"native", "mcio", "limit", "dd", "gio", "gio-all"};
+    memset(o->use, 0, sizeof o->use);
     for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
-        int all = !strcmp(t, "all"), both = all || !strcmp(t, "both");
-        if (!both && strcmp(t, "native") && strcmp(t, "mcio") && strcmp(t, "limit") &&
-            strcmp(t, "dd"))
-            return bad(msg, msglen, "--engine: '%s' is not native, mcio, limit, dd, both or all",
-                       t);
-        o->use[0] |= both || !strcmp(t, "native");
-        o->use[1] |= both || !strcmp(t, "mcio");
-        o->use[2] |= all || !strcmp(t, "limit");
-        o->use[3] |= all || !strcmp(t, "dd");
+        int all = !strcmp(t, "all"), both = all || !strcmp(t, "both"), known = both;
+        for (int e = 0; e < NENGINES; e++) {
+            int pick = !strcmp(t, names[e]) || (e < 2 && both) || (e >= 2 && e < 4 && all);
+            o->use[e] |= pick;
+            known |= pick;
+        }
+        if (!known)
+            return bad(msg, msglen,
+                       "--engine: '%s' is not native, mcio, limit, dd, gio, gio-all, both or all", t);
     }
-    if (!o->use[0] && !o->use[1] && !o->use[2] && !o->use[3])
+    int any = 0;
+    for (int e = 0; e < NENGINES; e++)
+        any |= o->use[e];
+    if (!any)
         return bad(msg, msglen, "--engine: the list is empty");
-    if (SIMULATED && (o->use[0] || o->use[2] || o->use[3]))
+    if (SIMULATED && (o->use[0] || o->use[2] || o->use[3] || o->use[4] || o->use[5]))
         return bad(msg, msglen, "--engine: only mcio runs in simulation");
+    if (!MCIO_BENCH_GIO && (o->use[4] || o->use[5]))
+        return bad(msg, msglen, "--engine: gio: this mcio-bench was built without GIO "
+                                "(configure with -DMCIO_GIO_PREFIX=<GIO's install prefix>: "
+                                "docs/performance.md, GIO)");
     return 0;
 }
 
@@ -702,6 +725,11 @@ typedef struct bench_file {
     MPI_Datatype ftype;
     mcio_file fh;
     mcio_plan plan;
+#if MCIO_BENCH_GIO
+    GIO_File gio;
+    MPI_Offset *gio_list; /* the file pairs (offsets, lengths), then the memory pairs */
+    MPI_Offset gio_mem_n;
+#endif
     char err[MPI_MAX_ERROR_STRING + 64];
 } bench_file;
 
@@ -896,6 +924,86 @@ static int engine_dd_io(bench_file *f, int write, void *buf)
     return move_sequential(f, write, buf, DD_BLOCK, "dd");
 }
 
+/*
+ * gio, gio-all: GIO 1.0 (github.com/wkliao/gio, the two-phase library PnetCDF 1.15 uses by
+ * default), which takes the same offset-length lists as mcio: GIO_write_all / GIO_read_all with
+ * the extents as the file pairs and the memory as one packed pair (or each extent's
+ * displacement, flash-io). gio runs on GIO's defaults (one aggregator per node, 16 MiB rounds);
+ * gio-all sets cb_nodes to the ranks, its other setting for a node of many cores. The lists are
+ * built at open, as an application keeps them; --native-sync ends each timed write with
+ * GIO_sync, as it does the native engine's.
+ */
+#if MCIO_BENCH_GIO
+static int engine_gio_status(bench_file *f, const char *what, MPI_Offset err)
+{
+    if (err >= 0)
+        return 0;
+    snprintf(f->err, sizeof f->err, "%s: %s", what, GIO_strerror((int)err));
+    return 1;
+}
+
+static int gio_open_with(bench_file *f, const char *path, MPI_Info info, int every_rank)
+{
+    const layout *l = f->l;
+    int nprocs;
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    f->gio_mem_n = l->n == 0 ? 0 : l->mem ? l->n : 1;
+    f->gio_list = xmalloc((size_t)(2 * l->n + 2 * f->gio_mem_n + 1) * sizeof(MPI_Offset));
+    MPI_Offset *mem = f->gio_list + 2 * l->n;
+    for (int64_t i = 0; i < l->n; i++) {
+        f->gio_list[i] = l->off[i], f->gio_list[l->n + i] = l->len[i];
+        if (l->mem)
+            mem[i] = l->mem[i], mem[l->n + i] = l->len[i];
+    }
+    if (f->gio_mem_n == 1)
+        mem[0] = 0, mem[1] = l->bytes;
+    MPI_Info mine;
+    char v[16];
+    MPI_Info_dup(info, &mine);
+    snprintf(v, sizeof v, "%d", nprocs);
+    if (every_rank)
+        MPI_Info_set(mine, "cb_nodes", v);
+    /* GIO takes open(2)'s flags, not MPI's modes. */
+    int err = GIO_open(MPI_COMM_WORLD, path, O_CREAT | O_RDWR, mine, &f->gio);
+    MPI_Info_free(&mine);
+    return engine_gio_status(f, "GIO_open", err);
+}
+
+static int engine_gio_open(bench_file *f, const char *path, MPI_Info info)
+{
+    return gio_open_with(f, path, info, 0);
+}
+
+static int engine_gio_all_open(bench_file *f, const char *path, MPI_Info info)
+{
+    return gio_open_with(f, path, info, 1);
+}
+
+static int engine_gio_io(bench_file *f, int write, void *buf)
+{
+    const MPI_Offset n = f->l->n, *file = f->gio_list, *mem = f->gio_list + 2 * n;
+    const MPI_Offset m = f->gio_mem_n;
+    MPI_Offset r = write ? GIO_write_all(f->gio, buf, n, file, file + n, m, mem, mem + m)
+                         : GIO_read_all(f->gio, buf, n, file, file + n, m, mem, mem + m);
+    if (engine_gio_status(f, write ? "GIO_write_all" : "GIO_read_all", r))
+        return 1;
+    return write && f->sync_writes ? engine_gio_status(f, "GIO_sync", GIO_sync(f->gio)) : 0;
+}
+
+static int engine_gio_close(bench_file *f)
+{
+    int err = f->gio ? GIO_close(&f->gio) : 0;
+    free(f->gio_list);
+    f->gio_list = NULL;
+    return engine_gio_status(f, "GIO_close", err);
+}
+#else /* parse_engines refuses gio without GIO: these never run */
+#define engine_gio_open NULL
+#define engine_gio_all_open NULL
+#define engine_gio_io NULL
+#define engine_gio_close NULL
+#endif
+
 static const engine engines[] = {
     {.name = "native", .mcio_hints = 0, .open = engine_native_open, .io = engine_native_io,
      .stats = NULL, .close = engine_native_close},
@@ -905,6 +1013,10 @@ static const engine engines[] = {
      .stats = NULL, .close = engine_limit_close},
     {.name = "dd", .mcio_hints = 0, .open = engine_limit_open, .io = engine_dd_io,
      .stats = NULL, .close = engine_limit_close},
+    {.name = "gio", .mcio_hints = 0, .open = engine_gio_open, .io = engine_gio_io,
+     .stats = NULL, .close = engine_gio_close},
+    {.name = "gio-all", .mcio_hints = 0, .open = engine_gio_all_open, .io = engine_gio_io,
+     .stats = NULL, .close = engine_gio_close},
 };
 
 /* ---- Running a case ---- */
@@ -1141,7 +1253,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     int64_t mine[2] = {l->bytes, l->n}, total[2];
     MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    bench_case cs[4 + MAX_CONFIGS];
+    bench_case cs[NENGINES + MAX_CONFIGS];
     /* The limit's layout: this rank's bytes as one block, the ranks' blocks back to back. */
     int64_t before = 0;
     if (o->use[2]) /* SMPI's MPI_Exscan sends O(ranks^2) messages: only when the limit runs */
@@ -1150,8 +1262,8 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     layout_push(&contig, rank == 0 ? 0 : before, l->bytes);
     if (rank == 0) /* dd's layout: all the bytes, rank 0's */
         layout_push(&whole, 0, total[0]);
-    /* native, mcio, the limit, dd: each engine's cases (engine_cases) */
-    for (int e = 0; e < 4; e++)
+    /* native, mcio, the limit, dd, GIO: each engine's cases (engine_cases) */
+    for (int e = 0; e < NENGINES; e++)
         for (int k = 0; k < engine_cases(o, e); k++) {
             bench_case *c = &cs[nc];
             const config *cfg = e == 1 && o->nconfigs > 0 ? &o->config[k] : NULL;
@@ -1194,7 +1306,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         if (cs[i].r->reps > 0)
             warm_up(&cs[i], &b);
     for (int rep = 0; rep < o->reps; rep++) {
-        int order[4 + MAX_CONFIGS];
+        int order[NENGINES + MAX_CONFIGS];
         case_order(o, idx0, rep, nc, order);
         for (int j = 0; j < nc; j++) {
             int i = order[j];
@@ -1429,7 +1541,7 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
 static int run_all(const opts *o, layout *lay, FILE *json)
 {
     int rank, status = 0, nres = 0, len = 0, ncases = 0;
-    for (int e = 0; e < 4; e++)
+    for (int e = 0; e < NENGINES; e++)
         ncases += o->npatterns * engine_cases(o, e);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
