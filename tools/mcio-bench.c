@@ -714,6 +714,84 @@ static int pread_extents(const char *path, const layout *l, unsigned char *buf, 
     return ok;
 }
 
+/* ---- Holes: the bytes no rank names must keep what the file held ---- */
+
+/* What a hole holds: rank 0 writes it before the timed calls (holes_fill) and checks it after
+ * every write (holes_check), so an engine that writes a hole (stale bytes of its buffer, or
+ * zeros of a read-modify-write that did not read) is caught. */
+static unsigned char hole_byte(int64_t off)
+{
+    return (unsigned char)(0xa5 ^ (((uint64_t)off * 0x9e3779b1u) >> 24));
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+    return (x > y) - (x < y);
+}
+
+/* Collective: on rank 0, the holes of all ranks' extents between offset 0 and the last byte any
+ * rank names (the extents gathered, sorted, their gaps); elsewhere an empty layout. */
+static layout holes_of(const layout *l)
+{
+    int rank, nprocs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    layout h = {.mtype = MPI_DATATYPE_NULL};
+    int64_t *pairs = xmalloc((size_t)(2 * l->n + 1) * sizeof(int64_t)), *all = NULL;
+    for (int64_t i = 0; i < l->n; i++)
+        pairs[2 * i] = l->off[i], pairs[2 * i + 1] = l->len[i];
+    int mine = (int)(2 * l->n), *counts = xmalloc((size_t)nprocs * sizeof(int));
+    int *displs = xmalloc((size_t)nprocs * sizeof(int)), n = 0;
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int r = 0; rank == 0 && r < nprocs; r++)
+        displs[r] = n, n += counts[r];
+    if (rank == 0)
+        all = xmalloc((size_t)(n + 1) * sizeof(int64_t));
+    MPI_Gatherv(pairs, mine, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        qsort(all, (size_t)n / 2, 2 * sizeof(int64_t), by_offset);
+        for (int64_t i = 0, end = 0; i < n / 2; i++) {
+            layout_push(&h, end, all[2 * i] - end);
+            end = all[2 * i] + all[2 * i + 1] > end ? all[2 * i] + all[2 * i + 1] : end;
+        }
+    }
+    free(pairs), free(all), free(counts), free(displs);
+    return h;
+}
+
+/* Rank 0: writes each hole's bytes (check 0) or checks them (check 1); 1 when all is well,
+ * else says where the first wrong byte is. */
+static int holes_visit(const char *path, const layout *h, int check)
+{
+    enum { CHUNK = 1 << 20 };
+    int fd = open(path, check ? O_RDONLY : O_WRONLY), ok = fd >= 0, sys = fd < 0;
+    unsigned char *buf = h->n > 0 ? xmalloc(CHUNK) : NULL, want;
+    for (int64_t i = 0; ok && i < h->n; i++)
+        for (int64_t at = h->off[i], end = at + h->len[i]; ok && at < end; at += CHUNK) {
+            int64_t n = end - at < CHUNK ? end - at : CHUNK;
+            if (!check) {
+                for (int64_t k = 0; k < n; k++)
+                    buf[k] = hole_byte(at + k);
+                sys = !(ok = pwrite(fd, buf, (size_t)n, at) == n);
+                continue;
+            }
+            sys = !(ok = pread_full(fd, buf, n, at) == n);
+            for (int64_t k = 0; ok && k < n; k++)
+                if (buf[k] != (want = hole_byte(at + k))) {
+                    fprintf(stderr, "mcio-bench: byte %" PRId64 " of %s, which no rank names, "
+                            "holds %#x, not %#x as before the write\n", at + k, path, buf[k], want);
+                    ok = 0;
+                }
+        }
+    if (sys)
+        fprintf(stderr, "mcio-bench: the holes of %s: %s\n", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return ok;
+}
+
 /* ---- Engines: one table of operations each, so that one loop times and checks them all ---- */
 
 typedef struct bench_file {
@@ -1120,6 +1198,7 @@ static MPI_Info make_info(const opts *o, const engine *e, const config *cfg)
 /* One engine's case of the pattern being run: its file and its result. */
 typedef struct bench_case {
     const engine *e;
+    const layout *holes; /* rank 0: what no rank names, which the case's writes must keep */
     int idx, open_failed;
     char path[4096];
     bench_file f;
@@ -1151,6 +1230,9 @@ static void warm_up(bench_case *c, const buffers *b)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0 && !SIMULATED && truncate(c->path, 0) != 0)
         fprintf(stderr, "mcio-bench: --warmup: cannot empty %s: %s\n", c->path, strerror(errno));
+    if (rank == 0 && c->holes && c->holes->n > 0 && !holes_visit(c->path, c->holes, 0))
+        failed[0] = 1;
+    MPI_Bcast(&failed[0], 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     if (failed[0] || failed[1])
         c->r->verified = 0, c->r->reps = 0;
@@ -1178,6 +1260,8 @@ static void run_rep(const opts *o, bench_case *c, int rep, int ncases, const buf
     int ok = !failed[0] && (SIMULATED || (pread_extents(c->path, l, b->packed, rank) &&
                                           check_bytes(l, b->packed, b->want, rank,
                                                       "after the write, the file")));
+    if (ok && rank == 0 && c->holes && c->holes->n > 0)
+        ok = holes_visit(c->path, c->holes, 1);
     if (c->e->stats) {
         c->e->stats(&c->f, &r->st[0][rep]);
         const mcio_stats *st = &r->st[0][rep];
@@ -1259,6 +1343,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     if (o->use[2]) /* SMPI's MPI_Exscan sends O(ranks^2) messages: only when the limit runs */
         MPI_Exscan(&l->bytes, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     layout contig = {.mtype = MPI_DATATYPE_NULL}, whole = {.mtype = MPI_DATATYPE_NULL};
+    layout holes = SIMULATED ? (layout){.mtype = MPI_DATATYPE_NULL} : holes_of(l);
     layout_push(&contig, rank == 0 ? 0 : before, l->bytes);
     if (rank == 0) /* dd's layout: all the bytes, rank 0's */
         layout_push(&whole, 0, total[0]);
@@ -1268,6 +1353,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
             bench_case *c = &cs[nc];
             const config *cfg = e == 1 && o->nconfigs > 0 ? &o->config[k] : NULL;
             *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
+                              .holes = e == 2 || e == 3 ? NULL : &holes,
                               .f = {.l = e == 2 ? &contig : e == 3 ? &whole : l,
                                     .persistent = o->persistent, .sync_writes = o->native_sync,
                                     .mf = MPI_FILE_NULL, .ftype = MPI_DATATYPE_NULL, .fd = -1}};
@@ -1293,6 +1379,9 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
             MPI_Info info = make_info(o, c->e, cfg);
             c->open_failed = c->e->open(&c->f, c->path, info);
             MPI_Info_free(&info);
+            if (rank == 0 && !c->open_failed && c->holes && c->holes->n > 0 &&
+                !holes_visit(c->path, c->holes, 0))
+                c->open_failed = 1, snprintf(c->f.err, sizeof c->f.err, "cannot write the holes");
             if (first_failed(c->open_failed, &c->f) >= 0)
                 c->r->verified = 0, c->r->reps = 0;
             c->r->persistent = c->f.plan != MCIO_PLAN_NULL;
@@ -1330,6 +1419,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     data_free(o, b.rimg);
     layout_free(&contig);
     layout_free(&whole);
+    layout_free(&holes);
     return nc;
 }
 
