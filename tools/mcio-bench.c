@@ -373,7 +373,7 @@ static int parse_engines(opts *o, char *val, char *msg, size_t msglen)
     if (!MCIO_BENCH_GIO && (o->use[4] || o->use[5]))
         return bad(msg, msglen, "--engine: gio: this mcio-bench was built without GIO "
                                 "(configure with -DMCIO_GIO_PREFIX=<GIO's install prefix>: "
-                                "docs/performance.md, GIO)");
+                                "docs/workloads.md, Comparing with GIO)");
     return 0;
 }
 
