@@ -23,6 +23,7 @@
  * with the complement of the expected bytes, so that a byte the engine leaves untouched is
  * caught too.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -94,6 +95,7 @@ typedef struct opts {
     const char *node_memory;       /* --node-memory: MCIO_VIRTUAL_NODE_MEMORY */
     const char *ranks_per_node;    /* --ranks-per-node: MCIO_VIRTUAL_RANKS_PER_NODE */
     int buffer_offset; /* --buffer-offset: data buffers this far past a page; -1: calloc's */
+    int soak;          /* --soak: the whole run this many times in one process, sampled */
 } opts;
 
 typedef struct layout {
@@ -176,6 +178,11 @@ static const char usage[] =
     "  --reps N         repetitions of write + read per case (default 3)\n"
     "  --dir DIR        where the files go (default /tmp)\n"
     "  --json PATH      also write the results as JSON\n"
+    "  --soak N         the whole run N times in this process (a soak: 10,000 calls of mixed\n"
+    "                   workloads is N = 10000 / (2 x patterns x cases x reps)); after each\n"
+    "                   time, a line of the calls so far, the median call, the largest RSS\n"
+    "                   and open descriptors of any rank; the table is the last time's; fails\n"
+    "                   if the descriptors grew after the second time (a leak)\n"
     "  --keep           keep the files\n"
     "  --precreate      rank 0 creates each case's file (empty) before the engine opens it,\n"
     "                   so that no engine's open creates it: on a FUSE mount with\n"
@@ -334,7 +341,7 @@ static const char *const valued[] = {"--pattern", "--size",   "--transfer", "--r
                                      "--seed",    "--engine", "--hint",     "--reps",
                                      "--dir",     "--json",   "--strategies", "--node-memory",
                                      "--ranks-per-node", "--config", "--buffer-offset",
-                                     "--order-seed"};
+                                     "--order-seed", "--soak"};
 
 /* Formats the message of a bad argument and returns parse_args' verdict for it. */
 static int bad(char *msg, size_t msglen, const char *fmt, ...)
@@ -530,6 +537,10 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             *sep = '\0';
             o->hint_key[o->nhints] = val;
             o->hint_val[o->nhints++] = sep + 1;
+        } else if (!strcmp(arg, "--soak")) {
+            if (!is_num || num < 1 || num > 1000000 || strpbrk(val, "kKmMgG"))
+                return bad(msg, msglen, "--soak: '%s' is not a count from 1 to 1000000", val);
+            o->soak = (int)num;
         } else if (!strcmp(arg, "--reps")) {
             if (!is_num || num < 1 || num > 100000 || strpbrk(val, "kKmMgG"))
                 return bad(msg, msglen, "--reps: '%s' is not a count from 1 to 100000", val);
@@ -1558,7 +1569,8 @@ static const struct {
                  {"t_overlap", offsetof(mcio_stats, t_overlap)}};
 
 /* f was opened before the run, so that a bad --json path costs no measurement. */
-static int write_json(FILE *f, const opts *o, const result *res, int nres, const char *libversion)
+static int write_json(FILE *f, const opts *o, const result *res, int nres, const char *libversion,
+                      FILE *series)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
@@ -1623,34 +1635,21 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
         free(v);
         fprintf(f, "%s}", r->have_stats ? "}" : "");
     }
-    fprintf(f, "\n]}\n");
+    fprintf(f, "\n]");
+    if (series) { /* --soak: the samples, one per time */
+        fprintf(f, ",\n\"soak\":[\n");
+        rewind(series);
+        for (int ch; (ch = fgetc(series)) != EOF;)
+            fputc(ch, f);
+        fprintf(f, "\n]");
+    }
+    fprintf(f, "}\n");
     return fclose(f) != 0;
 }
 
 /* Every pattern through every chosen engine, then the table and the JSON (rank 0). */
-static int run_all(const opts *o, layout *lay, FILE *json)
+static void results_free(result *res, int nres)
 {
-    int rank, status = 0, nres = 0, len = 0, ncases = 0;
-    for (int e = 0; e < NENGINES; e++)
-        ncases += o->npatterns * engine_cases(o, e);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    MPI_Get_library_version(libversion, &len);
-    long pid = (long)getpid(); /* rank 0's pid names the files, so concurrent runs never meet */
-    MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    result *res = xmalloc((size_t)ncases * sizeof(result));
-    for (int p = 0; p < o->npatterns; p++)
-        nres += run_pattern(o, patterns[o->pattern[p]].name, &lay[p], pid, nres, ncases,
-                            &res[nres]);
-    for (int i = 0; i < nres; i++)
-        status |= !res[i].verified;
-    if (rank == 0) {
-        print_table(o, res, nres, libversion);
-        if (json && write_json(json, o, res, nres, libversion) != 0) {
-            fprintf(stderr, "mcio-bench: --json %s: %s\n", o->json, strerror(errno));
-            status = 1;
-        }
-    }
     for (int i = 0; i < nres; i++) {
         for (int w = 0; w < 2; w++) {
             free(res[i].bw[w]);
@@ -1659,6 +1658,101 @@ static int run_all(const opts *o, layout *lay, FILE *json)
         free(res[i].node_budget);
         free(res[i].node_peak);
     }
+}
+
+/* This process's resident memory in KiB and open descriptors, from /proc (-1 where absent). */
+static void process_now(int64_t *rss_kib, int64_t *fds)
+{
+    long pages = -1, resident = -1;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f && fscanf(f, "%ld %ld", &pages, &resident) != 2)
+        resident = -1;
+    if (f)
+        fclose(f);
+    *rss_kib = resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+    DIR *d = opendir("/proc/self/fd");
+    *fds = d ? 0 : -1;
+    for (struct dirent *e; d && (e = readdir(d));)
+        *fds += e->d_name[0] != '.'; /* the directory's own descriptor counts alike each time */
+    if (d)
+        closedir(d);
+}
+
+/* --soak: after time k of the run, the calls so far, the median call (seconds: each timed
+ * call's bytes over its bandwidth), and the most RSS and descriptors of any rank; rank 0
+ * prints them and keeps them for the JSON. Returns the descriptors. */
+static int64_t soak_sample(const opts *o, int k, const result *res, int nres, int64_t *calls,
+                           FILE *log)
+{
+    int64_t v[2];
+    double *t = xmalloc((size_t)(2 * nres * o->reps + 1) * sizeof(double));
+    int n = 0;
+    for (int i = 0; i < nres; i++)
+        for (int w = 0; w < 2; w++)
+            for (int rep = 0; rep < res[i].reps; rep++)
+                t[n++] = (double)res[i].bytes / MIB / res[i].bw[w][rep];
+    *calls += n;
+    double med = n ? median(t, n) : 0;
+    free(t);
+    process_now(&v[0], &v[1]);
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        fprintf(stderr, "mcio-bench: soak %d/%d: %" PRId64 " calls, median call %.3f ms, "
+                "RSS %" PRId64 " KiB, %" PRId64 " descriptors\n", k + 1, o->soak, *calls,
+                med * 1e3, v[0], v[1]);
+        if (log)
+            fprintf(log, "%s{\"calls\": %" PRId64 ", \"median_call_s\": %.9f, \"rss_kib\": %"
+                    PRId64 ", \"fds\": %" PRId64 "}", k ? ",\n  " : "  ", *calls, med, v[0], v[1]);
+    }
+    return v[1];
+}
+
+/* Every pattern through every chosen engine (--soak times over), then the table and the JSON
+ * (rank 0). */
+static int run_all(const opts *o, layout *lay, FILE *json)
+{
+    int rank, status = 0, nres = 0, len = 0, ncases = 0, times = o->soak ? o->soak : 1;
+    for (int e = 0; e < NENGINES; e++)
+        ncases += o->npatterns * engine_cases(o, e);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    MPI_Get_library_version(libversion, &len);
+    long pid = (long)getpid(); /* rank 0's pid names the files, so concurrent runs never meet */
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    result *res = xmalloc((size_t)ncases * sizeof(result));
+    FILE *series = rank == 0 && o->soak ? tmpfile() : NULL;
+    int64_t calls = 0, fds_settled = -1;
+    for (int k = 0; k < times; k++) {
+        if (k > 0)
+            results_free(res, nres);
+        nres = 0;
+        for (int p = 0; p < o->npatterns; p++)
+            nres += run_pattern(o, patterns[o->pattern[p]].name, &lay[p], pid, nres, ncases,
+                                &res[nres]);
+        for (int i = 0; i < nres; i++)
+            status |= !res[i].verified;
+        int64_t fds = o->soak ? soak_sample(o, k, res, nres, &calls, series) : 0;
+        if (k == 1)
+            fds_settled = fds;
+        if (k > 1 && fds > fds_settled) {
+            if (rank == 0)
+                fprintf(stderr, "mcio-bench: soak: %" PRId64 " descriptors open after time %d, "
+                        "%" PRId64 " after the second: a leak\n", fds, k + 1, fds_settled);
+            status = 1, fds_settled = fds;
+        }
+    }
+    if (rank == 0) {
+        print_table(o, res, nres, libversion);
+        if (json && write_json(json, o, res, nres, libversion, series) != 0) {
+            fprintf(stderr, "mcio-bench: --json %s: %s\n", o->json, strerror(errno));
+            status = 1;
+        }
+    }
+    if (series)
+        fclose(series);
+    results_free(res, nres);
     free(res);
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD); /* a failed --json counts everywhere */
     return status;
