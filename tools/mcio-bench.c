@@ -1740,7 +1740,7 @@ static int run_all(const opts *o, layout *lay, FILE *json)
             if (rank == 0)
                 fprintf(stderr, "mcio-bench: soak: %" PRId64 " descriptors open after time %d, "
                         "%" PRId64 " after the second: a leak\n", fds, k + 1, fds_settled);
-            status = 1, fds_settled = fds;
+            status = 1;
         }
     }
     if (rank == 0) {
