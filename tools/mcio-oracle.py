@@ -38,7 +38,12 @@ call paid for its collective buffer's fresh memory, and a configuration whose ea
 went independent paid it on a later pattern than one that aggregated from the start (--cold:
 without the warm-up, as before).
 
-  tools/mcio-oracle.py run [--reps 7] [--sites tmp,gluster,mpich] [--out out/oracle.json]
+With --alone (issue 48), each configuration, the default and each native run in processes of
+their own instead, in an order shuffled for each repetition, as users run one configuration a
+job: ratios are then of medians, and the report gives the default's spread across its
+processes beside the better native's.
+
+  tools/mcio-oracle.py run [--reps 7] [--sites tmp,gluster,mpich] [--alone] [--out out/oracle.json]
   tools/mcio-oracle.py report out/oracle.json [--png docs/figures/oracle.png]
 
 `run` prints one progress line per mcio-bench run and writes JSON; `report` prints the
