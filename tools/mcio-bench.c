@@ -23,6 +23,7 @@
  * with the complement of the expected bytes, so that a byte the engine leaves untouched is
  * caught too.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -41,6 +42,14 @@
 #include "mcio_splitmix64.h"
 #include "patterns.h"
 
+/* GIO, a comparison engine (gio, gio-all), when configured with -DMCIO_GIO_PREFIX. */
+#ifndef MCIO_BENCH_GIO
+#define MCIO_BENCH_GIO 0
+#endif
+#if MCIO_BENCH_GIO
+#include <gio.h>
+#endif
+
 /* The simulation build (smpicc: SimGrid's SMPI, docs/simulation.md): the simulated storage keeps
  * no bytes, so nothing is verified (the real builds verify the same engine); the data buffers
  * are one allocation shared by all ranks (SMPI_SHARED_MALLOC), their content meaningless; only
@@ -56,6 +65,7 @@
 #endif
 
 #define MIB (1024.0 * 1024.0)
+enum { NENGINES = 6 }; /* engines[]: native, mcio, limit, dd, gio, gio-all */
 #define MAX_PATTERNS 32
 
 /* ---- Options ---- */
@@ -75,7 +85,7 @@ typedef struct opts {
     int64_t size, transfer, random_max;
     uint64_t seed, order_seed; /* order_seed: --order-seed, else --seed (order_seeded 0) */
     int order_seeded;
-    int use[4]; /* engines[i] chosen: native, mcio, limit, dd */
+    int use[NENGINES]; /* engines[i] chosen: native, mcio, limit, dd, gio, gio-all */
     int persistent, keep, reps, warmup, precreate, native_sync, native_again;
     const char *dir, *json;
     int nhints;
@@ -85,6 +95,7 @@ typedef struct opts {
     const char *node_memory;       /* --node-memory: MCIO_VIRTUAL_NODE_MEMORY */
     const char *ranks_per_node;    /* --ranks-per-node: MCIO_VIRTUAL_RANKS_PER_NODE */
     int buffer_offset; /* --buffer-offset: data buffers this far past a page; -1: calloc's */
+    int soak;          /* --soak: the whole run this many times in one process, sampled */
 } opts;
 
 typedef struct layout {
@@ -123,6 +134,9 @@ static const char usage[] =
     "                   flash-io    FLASH-IO's checkpoint: blocks of 16^3 cells with 4 guard\n"
     "                               cells a side in memory (noncontiguous), 24 variables, the\n"
     "                               interiors to the file variable by variable, ranks in order\n"
+    "                   fragmented  a climate model's decomposition: the file cut into runs\n"
+    "                               of 8-64 bytes, each owned by a random rank (--seed), so\n"
+    "                               each rank has about --size bytes in short pieces\n"
     "  --size N         bytes per rank (k, m, g suffixes: powers of 1024; default 16m)\n"
     "  --transfer N     ior transfer size (default 256k, or --size if smaller)\n"
     "  --random-max N   random, tapioca: the most bytes a rank gets (default 2m)\n"
@@ -132,8 +146,11 @@ static const char usage[] =
     "                   pread, ranks back to back: the file system's bound), dd (rank 0 alone\n"
     "                   writes, then reads, all ranks' bytes sequentially in 1 MiB write /\n"
     "                   read calls, as dd bs=1M: the file system's sequential throughput),\n"
-    "                   both (native,mcio; the default) or all; w/limit, r/limit are each\n"
-    "                   engine's fraction of the limit\n"
+    "                   gio (GIO's two-phase library on its defaults), gio-all (GIO with\n"
+    "                   cb_nodes = the ranks; both only in a build configured with\n"
+    "                   -DMCIO_GIO_PREFIX), both (native,mcio; the default) or all\n"
+    "                   (native,mcio,limit,dd); w/limit, r/limit are each engine's fraction\n"
+    "                   of the limit\n"
     "  --persistent     mcio: mcio_plan_create once per case (not timed), then\n"
     "                   mcio_plan_write / mcio_plan_read\n"
     "  --warmup         one untimed write and read of each case before its timed\n"
@@ -161,6 +178,11 @@ static const char usage[] =
     "  --reps N         repetitions of write + read per case (default 3)\n"
     "  --dir DIR        where the files go (default /tmp)\n"
     "  --json PATH      also write the results as JSON\n"
+    "  --soak N         the whole run N times in this process (a soak: 10,000 calls of mixed\n"
+    "                   workloads is N = 10000 / (2 x patterns x cases x reps)); after each\n"
+    "                   time, a line of the calls so far, the median call, the largest RSS\n"
+    "                   and open descriptors of any rank; the table is the last time's; fails\n"
+    "                   if the descriptors grew after the second time (a leak)\n"
     "  --keep           keep the files\n"
     "  --precreate      rank 0 creates each case's file (empty) before the engine opens it,\n"
     "                   so that no engine's open creates it: on a FUSE mount with\n"
@@ -319,7 +341,7 @@ static const char *const valued[] = {"--pattern", "--size",   "--transfer", "--r
                                      "--seed",    "--engine", "--hint",     "--reps",
                                      "--dir",     "--json",   "--strategies", "--node-memory",
                                      "--ranks-per-node", "--config", "--buffer-offset",
-                                     "--order-seed"};
+                                     "--order-seed", "--soak"};
 
 /* Formats the message of a bad argument and returns parse_args' verdict for it. */
 static int bad(char *msg, size_t msglen, const char *fmt, ...)
@@ -335,22 +357,30 @@ static int bad(char *msg, size_t msglen, const char *fmt, ...)
 /* --engine LIST. Returns 0, or bad()'s verdict. */
 static int parse_engines(opts *o, char *val, char *msg, size_t msglen)
 {
-    o->use[0] = o->use[1] = o->use[2] = o->use[3] = 0;
+    static const char *const names[NENGINES] = {"native", "mcio", "limit", "dd", "gio", "gio-all"};
+    memset(o->use, 0, sizeof o->use);
     for (char *t = strtok(val, ","); t; t = strtok(NULL, ",")) {
-        int all = !strcmp(t, "all"), both = all || !strcmp(t, "both");
-        if (!both && strcmp(t, "native") && strcmp(t, "mcio") && strcmp(t, "limit") &&
-            strcmp(t, "dd"))
-            return bad(msg, msglen, "--engine: '%s' is not native, mcio, limit, dd, both or all",
-                       t);
-        o->use[0] |= both || !strcmp(t, "native");
-        o->use[1] |= both || !strcmp(t, "mcio");
-        o->use[2] |= all || !strcmp(t, "limit");
-        o->use[3] |= all || !strcmp(t, "dd");
+        int all = !strcmp(t, "all"), both = all || !strcmp(t, "both"), known = both;
+        for (int e = 0; e < NENGINES; e++) {
+            int pick = !strcmp(t, names[e]) || (e < 2 && both) || (e >= 2 && e < 4 && all);
+            o->use[e] |= pick;
+            known |= pick;
+        }
+        if (!known)
+            return bad(msg, msglen,
+                       "--engine: '%s' is not native, mcio, limit, dd, gio, gio-all, both or all", t);
     }
-    if (!o->use[0] && !o->use[1] && !o->use[2] && !o->use[3])
+    int any = 0;
+    for (int e = 0; e < NENGINES; e++)
+        any |= o->use[e];
+    if (!any)
         return bad(msg, msglen, "--engine: the list is empty");
-    if (SIMULATED && (o->use[0] || o->use[2] || o->use[3]))
+    if (SIMULATED && (o->use[0] || o->use[2] || o->use[3] || o->use[4] || o->use[5]))
         return bad(msg, msglen, "--engine: only mcio runs in simulation");
+    if (!MCIO_BENCH_GIO && (o->use[4] || o->use[5]))
+        return bad(msg, msglen, "--engine: gio: this mcio-bench was built without GIO "
+                                "(configure with -DMCIO_GIO_PREFIX=<GIO's install prefix>: "
+                                "docs/workloads.md, Comparing with GIO)");
     return 0;
 }
 
@@ -507,6 +537,10 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             *sep = '\0';
             o->hint_key[o->nhints] = val;
             o->hint_val[o->nhints++] = sep + 1;
+        } else if (!strcmp(arg, "--soak")) {
+            if (!is_num || num < 1 || num > 1000000 || strpbrk(val, "kKmMgG"))
+                return bad(msg, msglen, "--soak: '%s' is not a count from 1 to 1000000", val);
+            o->soak = (int)num;
         } else if (!strcmp(arg, "--reps")) {
             if (!is_num || num < 1 || num > 100000 || strpbrk(val, "kKmMgG"))
                 return bad(msg, msglen, "--reps: '%s' is not a count from 1 to 100000", val);
@@ -691,6 +725,84 @@ static int pread_extents(const char *path, const layout *l, unsigned char *buf, 
     return ok;
 }
 
+/* ---- Holes: the bytes no rank names must keep what the file held ---- */
+
+/* What a hole holds: rank 0 writes it before the timed calls (holes_fill) and checks it after
+ * every write (holes_check), so an engine that writes a hole (stale bytes of its buffer, or
+ * zeros of a read-modify-write that did not read) is caught. */
+static unsigned char hole_byte(int64_t off)
+{
+    return (unsigned char)(0xa5 ^ (((uint64_t)off * 0x9e3779b1u) >> 24));
+}
+
+static int by_offset(const void *a, const void *b)
+{
+    int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+    return (x > y) - (x < y);
+}
+
+/* Collective: on rank 0, the holes of all ranks' extents between offset 0 and the last byte any
+ * rank names (the extents gathered, sorted, their gaps); elsewhere an empty layout. */
+static layout holes_of(const layout *l)
+{
+    int rank, nprocs;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    layout h = {.mtype = MPI_DATATYPE_NULL};
+    int64_t *pairs = xmalloc((size_t)(2 * l->n + 1) * sizeof(int64_t)), *all = NULL;
+    for (int64_t i = 0; i < l->n; i++)
+        pairs[2 * i] = l->off[i], pairs[2 * i + 1] = l->len[i];
+    int mine = (int)(2 * l->n), *counts = xmalloc((size_t)nprocs * sizeof(int));
+    int *displs = xmalloc((size_t)nprocs * sizeof(int)), n = 0;
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int r = 0; rank == 0 && r < nprocs; r++)
+        displs[r] = n, n += counts[r];
+    if (rank == 0)
+        all = xmalloc((size_t)(n + 1) * sizeof(int64_t));
+    MPI_Gatherv(pairs, mine, MPI_INT64_T, all, counts, displs, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        qsort(all, (size_t)n / 2, 2 * sizeof(int64_t), by_offset);
+        for (int64_t i = 0, end = 0; i < n / 2; i++) {
+            layout_push(&h, end, all[2 * i] - end);
+            end = all[2 * i] + all[2 * i + 1] > end ? all[2 * i] + all[2 * i + 1] : end;
+        }
+    }
+    free(pairs), free(all), free(counts), free(displs);
+    return h;
+}
+
+/* Rank 0: writes each hole's bytes (check 0) or checks them (check 1); 1 when all is well,
+ * else says where the first wrong byte is. */
+static int holes_visit(const char *path, const layout *h, int check)
+{
+    enum { CHUNK = 1 << 20 };
+    int fd = open(path, check ? O_RDONLY : O_WRONLY), ok = fd >= 0, sys = fd < 0;
+    unsigned char *buf = h->n > 0 ? xmalloc(CHUNK) : NULL, want;
+    for (int64_t i = 0; ok && i < h->n; i++)
+        for (int64_t at = h->off[i], end = at + h->len[i]; ok && at < end; at += CHUNK) {
+            int64_t n = end - at < CHUNK ? end - at : CHUNK;
+            if (!check) {
+                for (int64_t k = 0; k < n; k++)
+                    buf[k] = hole_byte(at + k);
+                sys = !(ok = pwrite(fd, buf, (size_t)n, at) == n);
+                continue;
+            }
+            sys = !(ok = pread_full(fd, buf, n, at) == n);
+            for (int64_t k = 0; ok && k < n; k++)
+                if (buf[k] != (want = hole_byte(at + k))) {
+                    fprintf(stderr, "mcio-bench: byte %" PRId64 " of %s, which no rank names, "
+                            "holds %#x, not %#x as before the write\n", at + k, path, buf[k], want);
+                    ok = 0;
+                }
+        }
+    if (sys)
+        fprintf(stderr, "mcio-bench: the holes of %s: %s\n", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return ok;
+}
+
 /* ---- Engines: one table of operations each, so that one loop times and checks them all ---- */
 
 typedef struct bench_file {
@@ -702,6 +814,11 @@ typedef struct bench_file {
     MPI_Datatype ftype;
     mcio_file fh;
     mcio_plan plan;
+#if MCIO_BENCH_GIO
+    GIO_File gio;
+    MPI_Offset *gio_list; /* the file pairs (offsets, lengths), then the memory pairs */
+    MPI_Offset gio_mem_n;
+#endif
     char err[MPI_MAX_ERROR_STRING + 64];
 } bench_file;
 
@@ -896,6 +1013,86 @@ static int engine_dd_io(bench_file *f, int write, void *buf)
     return move_sequential(f, write, buf, DD_BLOCK, "dd");
 }
 
+/*
+ * gio, gio-all: GIO 1.0 (github.com/wkliao/gio, the two-phase library PnetCDF 1.15 uses by
+ * default), which takes the same offset-length lists as mcio: GIO_write_all / GIO_read_all with
+ * the extents as the file pairs and the memory as one packed pair (or each extent's
+ * displacement, flash-io). gio runs on GIO's defaults (one aggregator per node, 16 MiB rounds);
+ * gio-all sets cb_nodes to the ranks, its other setting for a node of many cores. The lists are
+ * built at open, as an application keeps them; --native-sync ends each timed write with
+ * GIO_sync, as it does the native engine's.
+ */
+#if MCIO_BENCH_GIO
+static int engine_gio_status(bench_file *f, const char *what, MPI_Offset err)
+{
+    if (err >= 0)
+        return 0;
+    snprintf(f->err, sizeof f->err, "%s: %s", what, GIO_strerror((int)err));
+    return 1;
+}
+
+static int gio_open_with(bench_file *f, const char *path, MPI_Info info, int every_rank)
+{
+    const layout *l = f->l;
+    int nprocs;
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    f->gio_mem_n = l->n == 0 ? 0 : l->mem ? l->n : 1;
+    f->gio_list = xmalloc((size_t)(2 * l->n + 2 * f->gio_mem_n + 1) * sizeof(MPI_Offset));
+    MPI_Offset *mem = f->gio_list + 2 * l->n;
+    for (int64_t i = 0; i < l->n; i++) {
+        f->gio_list[i] = l->off[i], f->gio_list[l->n + i] = l->len[i];
+        if (l->mem)
+            mem[i] = l->mem[i], mem[l->n + i] = l->len[i];
+    }
+    if (f->gio_mem_n == 1)
+        mem[0] = 0, mem[1] = l->bytes;
+    MPI_Info mine;
+    char v[16];
+    MPI_Info_dup(info, &mine);
+    snprintf(v, sizeof v, "%d", nprocs);
+    if (every_rank)
+        MPI_Info_set(mine, "cb_nodes", v);
+    /* GIO takes open(2)'s flags, not MPI's modes. */
+    int err = GIO_open(MPI_COMM_WORLD, path, O_CREAT | O_RDWR, mine, &f->gio);
+    MPI_Info_free(&mine);
+    return engine_gio_status(f, "GIO_open", err);
+}
+
+static int engine_gio_open(bench_file *f, const char *path, MPI_Info info)
+{
+    return gio_open_with(f, path, info, 0);
+}
+
+static int engine_gio_all_open(bench_file *f, const char *path, MPI_Info info)
+{
+    return gio_open_with(f, path, info, 1);
+}
+
+static int engine_gio_io(bench_file *f, int write, void *buf)
+{
+    const MPI_Offset n = f->l->n, *file = f->gio_list, *mem = f->gio_list + 2 * n;
+    const MPI_Offset m = f->gio_mem_n;
+    MPI_Offset r = write ? GIO_write_all(f->gio, buf, n, file, file + n, m, mem, mem + m)
+                         : GIO_read_all(f->gio, buf, n, file, file + n, m, mem, mem + m);
+    if (engine_gio_status(f, write ? "GIO_write_all" : "GIO_read_all", r))
+        return 1;
+    return write && f->sync_writes ? engine_gio_status(f, "GIO_sync", GIO_sync(f->gio)) : 0;
+}
+
+static int engine_gio_close(bench_file *f)
+{
+    int err = f->gio ? GIO_close(&f->gio) : 0;
+    free(f->gio_list);
+    f->gio_list = NULL;
+    return engine_gio_status(f, "GIO_close", err);
+}
+#else /* parse_engines refuses gio without GIO: these never run */
+#define engine_gio_open NULL
+#define engine_gio_all_open NULL
+#define engine_gio_io NULL
+#define engine_gio_close NULL
+#endif
+
 static const engine engines[] = {
     {.name = "native", .mcio_hints = 0, .open = engine_native_open, .io = engine_native_io,
      .stats = NULL, .close = engine_native_close},
@@ -905,6 +1102,10 @@ static const engine engines[] = {
      .stats = NULL, .close = engine_limit_close},
     {.name = "dd", .mcio_hints = 0, .open = engine_limit_open, .io = engine_dd_io,
      .stats = NULL, .close = engine_limit_close},
+    {.name = "gio", .mcio_hints = 0, .open = engine_gio_open, .io = engine_gio_io,
+     .stats = NULL, .close = engine_gio_close},
+    {.name = "gio-all", .mcio_hints = 0, .open = engine_gio_all_open, .io = engine_gio_io,
+     .stats = NULL, .close = engine_gio_close},
 };
 
 /* ---- Running a case ---- */
@@ -1008,6 +1209,7 @@ static MPI_Info make_info(const opts *o, const engine *e, const config *cfg)
 /* One engine's case of the pattern being run: its file and its result. */
 typedef struct bench_case {
     const engine *e;
+    const layout *holes; /* rank 0: what no rank names, which the case's writes must keep */
     int idx, open_failed;
     char path[4096];
     bench_file f;
@@ -1039,6 +1241,9 @@ static void warm_up(bench_case *c, const buffers *b)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0 && !SIMULATED && truncate(c->path, 0) != 0)
         fprintf(stderr, "mcio-bench: --warmup: cannot empty %s: %s\n", c->path, strerror(errno));
+    if (rank == 0 && c->holes && c->holes->n > 0 && !holes_visit(c->path, c->holes, 0))
+        failed[0] = 1;
+    MPI_Bcast(&failed[0], 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Barrier(MPI_COMM_WORLD);
     if (failed[0] || failed[1])
         c->r->verified = 0, c->r->reps = 0;
@@ -1066,6 +1271,8 @@ static void run_rep(const opts *o, bench_case *c, int rep, int ncases, const buf
     int ok = !failed[0] && (SIMULATED || (pread_extents(c->path, l, b->packed, rank) &&
                                           check_bytes(l, b->packed, b->want, rank,
                                                       "after the write, the file")));
+    if (ok && rank == 0 && c->holes && c->holes->n > 0)
+        ok = holes_visit(c->path, c->holes, 1);
     if (c->e->stats) {
         c->e->stats(&c->f, &r->st[0][rep]);
         const mcio_stats *st = &r->st[0][rep];
@@ -1141,21 +1348,23 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     int64_t mine[2] = {l->bytes, l->n}, total[2];
     MPI_Allreduce(mine, total, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
-    bench_case cs[4 + MAX_CONFIGS];
+    bench_case cs[NENGINES + MAX_CONFIGS];
     /* The limit's layout: this rank's bytes as one block, the ranks' blocks back to back. */
     int64_t before = 0;
     if (o->use[2]) /* SMPI's MPI_Exscan sends O(ranks^2) messages: only when the limit runs */
         MPI_Exscan(&l->bytes, &before, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     layout contig = {.mtype = MPI_DATATYPE_NULL}, whole = {.mtype = MPI_DATATYPE_NULL};
+    layout holes = SIMULATED ? (layout){.mtype = MPI_DATATYPE_NULL} : holes_of(l);
     layout_push(&contig, rank == 0 ? 0 : before, l->bytes);
     if (rank == 0) /* dd's layout: all the bytes, rank 0's */
         layout_push(&whole, 0, total[0]);
-    /* native, mcio, the limit, dd: each engine's cases (engine_cases) */
-    for (int e = 0; e < 4; e++)
+    /* native, mcio, the limit, dd, GIO: each engine's cases (engine_cases) */
+    for (int e = 0; e < NENGINES; e++)
         for (int k = 0; k < engine_cases(o, e); k++) {
             bench_case *c = &cs[nc];
             const config *cfg = e == 1 && o->nconfigs > 0 ? &o->config[k] : NULL;
             *c = (bench_case){.e = &engines[e], .idx = idx0 + nc, .r = &res[nc],
+                              .holes = e == 2 || e == 3 ? NULL : &holes,
                               .f = {.l = e == 2 ? &contig : e == 3 ? &whole : l,
                                     .persistent = o->persistent, .sync_writes = o->native_sync,
                                     .mf = MPI_FILE_NULL, .ftype = MPI_DATATYPE_NULL, .fd = -1}};
@@ -1181,6 +1390,9 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
             MPI_Info info = make_info(o, c->e, cfg);
             c->open_failed = c->e->open(&c->f, c->path, info);
             MPI_Info_free(&info);
+            if (rank == 0 && !c->open_failed && c->holes && c->holes->n > 0 &&
+                !holes_visit(c->path, c->holes, 0))
+                c->open_failed = 1, snprintf(c->f.err, sizeof c->f.err, "cannot write the holes");
             if (first_failed(c->open_failed, &c->f) >= 0)
                 c->r->verified = 0, c->r->reps = 0;
             c->r->persistent = c->f.plan != MCIO_PLAN_NULL;
@@ -1194,7 +1406,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
         if (cs[i].r->reps > 0)
             warm_up(&cs[i], &b);
     for (int rep = 0; rep < o->reps; rep++) {
-        int order[4 + MAX_CONFIGS];
+        int order[NENGINES + MAX_CONFIGS];
         case_order(o, idx0, rep, nc, order);
         for (int j = 0; j < nc; j++) {
             int i = order[j];
@@ -1218,6 +1430,7 @@ static int run_pattern(const opts *o, const char *pname, const layout *l, long p
     data_free(o, b.rimg);
     layout_free(&contig);
     layout_free(&whole);
+    layout_free(&holes);
     return nc;
 }
 
@@ -1356,7 +1569,8 @@ static const struct {
                  {"t_overlap", offsetof(mcio_stats, t_overlap)}};
 
 /* f was opened before the run, so that a bad --json path costs no measurement. */
-static int write_json(FILE *f, const opts *o, const result *res, int nres, const char *libversion)
+static int write_json(FILE *f, const opts *o, const result *res, int nres, const char *libversion,
+                      FILE *series)
 {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
@@ -1421,34 +1635,21 @@ static int write_json(FILE *f, const opts *o, const result *res, int nres, const
         free(v);
         fprintf(f, "%s}", r->have_stats ? "}" : "");
     }
-    fprintf(f, "\n]}\n");
+    fprintf(f, "\n]");
+    if (series) { /* --soak: the samples, one per time */
+        fprintf(f, ",\n\"soak\":[\n");
+        rewind(series);
+        for (int ch; (ch = fgetc(series)) != EOF;)
+            fputc(ch, f);
+        fprintf(f, "\n]");
+    }
+    fprintf(f, "}\n");
     return fclose(f) != 0;
 }
 
 /* Every pattern through every chosen engine, then the table and the JSON (rank 0). */
-static int run_all(const opts *o, layout *lay, FILE *json)
+static void results_free(result *res, int nres)
 {
-    int rank, status = 0, nres = 0, len = 0, ncases = 0;
-    for (int e = 0; e < 4; e++)
-        ncases += o->npatterns * engine_cases(o, e);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    MPI_Get_library_version(libversion, &len);
-    long pid = (long)getpid(); /* rank 0's pid names the files, so concurrent runs never meet */
-    MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    result *res = xmalloc((size_t)ncases * sizeof(result));
-    for (int p = 0; p < o->npatterns; p++)
-        nres += run_pattern(o, patterns[o->pattern[p]].name, &lay[p], pid, nres, ncases,
-                            &res[nres]);
-    for (int i = 0; i < nres; i++)
-        status |= !res[i].verified;
-    if (rank == 0) {
-        print_table(o, res, nres, libversion);
-        if (json && write_json(json, o, res, nres, libversion) != 0) {
-            fprintf(stderr, "mcio-bench: --json %s: %s\n", o->json, strerror(errno));
-            status = 1;
-        }
-    }
     for (int i = 0; i < nres; i++) {
         for (int w = 0; w < 2; w++) {
             free(res[i].bw[w]);
@@ -1457,6 +1658,101 @@ static int run_all(const opts *o, layout *lay, FILE *json)
         free(res[i].node_budget);
         free(res[i].node_peak);
     }
+}
+
+/* This process's resident memory in KiB and open descriptors, from /proc (-1 where absent). */
+static void process_now(int64_t *rss_kib, int64_t *fds)
+{
+    long pages = -1, resident = -1;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f && fscanf(f, "%ld %ld", &pages, &resident) != 2)
+        resident = -1;
+    if (f)
+        fclose(f);
+    *rss_kib = resident < 0 ? -1 : resident * (sysconf(_SC_PAGESIZE) / 1024);
+    DIR *d = opendir("/proc/self/fd");
+    *fds = d ? 0 : -1;
+    for (struct dirent *e; d && (e = readdir(d));)
+        *fds += e->d_name[0] != '.'; /* the directory's own descriptor counts alike each time */
+    if (d)
+        closedir(d);
+}
+
+/* --soak: after time k of the run, the calls so far, the median call (seconds: each timed
+ * call's bytes over its bandwidth), and the most RSS and descriptors of any rank; rank 0
+ * prints them and keeps them for the JSON. Returns the descriptors. */
+static int64_t soak_sample(const opts *o, int k, const result *res, int nres, int64_t *calls,
+                           FILE *log)
+{
+    int64_t v[2];
+    double *t = xmalloc((size_t)(2 * nres * o->reps + 1) * sizeof(double));
+    int n = 0;
+    for (int i = 0; i < nres; i++)
+        for (int w = 0; w < 2; w++)
+            for (int rep = 0; rep < res[i].reps; rep++)
+                t[n++] = (double)res[i].bytes / MIB / res[i].bw[w][rep];
+    *calls += n;
+    double med = n ? median(t, n) : 0;
+    free(t);
+    process_now(&v[0], &v[1]);
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        fprintf(stderr, "mcio-bench: soak %d/%d: %" PRId64 " calls, median call %.3f ms, "
+                "RSS %" PRId64 " KiB, %" PRId64 " descriptors\n", k + 1, o->soak, *calls,
+                med * 1e3, v[0], v[1]);
+        if (log)
+            fprintf(log, "%s{\"calls\": %" PRId64 ", \"median_call_s\": %.9f, \"rss_kib\": %"
+                    PRId64 ", \"fds\": %" PRId64 "}", k ? ",\n  " : "  ", *calls, med, v[0], v[1]);
+    }
+    return v[1];
+}
+
+/* Every pattern through every chosen engine (--soak times over), then the table and the JSON
+ * (rank 0). */
+static int run_all(const opts *o, layout *lay, FILE *json)
+{
+    int rank, status = 0, nres = 0, len = 0, ncases = 0, times = o->soak ? o->soak : 1;
+    for (int e = 0; e < NENGINES; e++)
+        ncases += o->npatterns * engine_cases(o, e);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    char libversion[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    MPI_Get_library_version(libversion, &len);
+    long pid = (long)getpid(); /* rank 0's pid names the files, so concurrent runs never meet */
+    MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    result *res = xmalloc((size_t)ncases * sizeof(result));
+    FILE *series = rank == 0 && o->soak ? tmpfile() : NULL;
+    int64_t calls = 0, fds_settled = -1;
+    for (int k = 0; k < times; k++) {
+        if (k > 0)
+            results_free(res, nres);
+        nres = 0;
+        for (int p = 0; p < o->npatterns; p++)
+            nres += run_pattern(o, patterns[o->pattern[p]].name, &lay[p], pid, nres, ncases,
+                                &res[nres]);
+        for (int i = 0; i < nres; i++)
+            status |= !res[i].verified;
+        int64_t fds = o->soak ? soak_sample(o, k, res, nres, &calls, series) : 0;
+        if (k == 1)
+            fds_settled = fds;
+        if (k > 1 && fds > fds_settled) {
+            if (rank == 0)
+                fprintf(stderr, "mcio-bench: soak: %" PRId64 " descriptors open after time %d, "
+                        "%" PRId64 " after the second: a leak\n", fds, k + 1, fds_settled);
+            status = 1;
+        }
+    }
+    if (rank == 0) {
+        print_table(o, res, nres, libversion);
+        if (json && write_json(json, o, res, nres, libversion, series) != 0) {
+            fprintf(stderr, "mcio-bench: --json %s: %s\n", o->json, strerror(errno));
+            status = 1;
+        }
+    }
+    if (series)
+        fclose(series);
+    results_free(res, nres);
     free(res);
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD); /* a failed --json counts everywhere */
     return status;

@@ -38,7 +38,12 @@ call paid for its collective buffer's fresh memory, and a configuration whose ea
 went independent paid it on a later pattern than one that aggregated from the start (--cold:
 without the warm-up, as before).
 
-  tools/mcio-oracle.py run [--reps 7] [--sites tmp,gluster,mpich] [--out out/oracle.json]
+With --alone (issue 48), each configuration, the default and each native run in processes of
+their own instead, in an order shuffled for each repetition, as users run one configuration a
+job: ratios are then of medians, and the report gives the default's spread across its
+processes beside the better native's.
+
+  tools/mcio-oracle.py run [--reps 7] [--sites tmp,gluster,mpich] [--alone] [--out out/oracle.json]
   tools/mcio-oracle.py report out/oracle.json [--png docs/figures/oracle.png]
 
 `run` prints one progress line per mcio-bench run and writes JSON; `report` prints the
@@ -56,6 +61,7 @@ import argparse
 import json
 import math
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -80,6 +86,8 @@ OWN = {
     "aggs2": FIT + BOTH("cb", "enable") + ["cb_nodes=2"],
     "aggs4": FIT + BOTH("cb", "enable") + ["cb_nodes=4"],
 }
+# The bar on the default's spread across processes (issue 48): one job's default is another's.
+SPREAD_BAR = 0.15
 SITES = {
     # natives: the MPI library's collective I/O to compare with; native: the one it uses unless
     # told (Open MPI's --mca io), which runs in the process of mcio's configurations.
@@ -130,12 +138,14 @@ def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, 
     os.close(fd)
     stats = out + ".stats"
     io = None if native_io in (None, site["native"]) else native_io
+    alone = native_io and not configs  # a native in a process of its own (run --alone)
+    engines = "native" if alone else "native,mcio" if native_io else "mcio"
     cmd = mpiexec(site, io) + [
-        bench, "--engine", "native,mcio" if native_io else "mcio", "--pattern", ",".join(patterns),
+        bench, "--engine", engines, "--pattern", ",".join(patterns),
         "--size", site["size"], "--reps", str(calls), "--dir", dirpath, "--json", out,
         "--order-seed", str(seed)] + (
         [] if cold else ["--warmup"]) + site.get("args", []) + (
-        site.get("native_args", []) + ["--native-again"] if native_io else [])
+        site.get("native_args", []) + ([] if alone else ["--native-again"]) if native_io else [])
     for name, hints in configs.items():
         cmd += ["--config", " ".join([name] + hints)]
     env = dict(os.environ)
@@ -202,12 +212,41 @@ def merge(doc, old, sites):
         doc["calls"].update({s: old_calls[s] for s in keep if s in old_calls})
 
 
+def plan_side(site, rep, s):
+    """A repetition's processes side by side: one of the default, the control and every own
+    configuration, beside the native the library uses unless told; one more per other native,
+    beside the default over it (default-on-romio321: mcio over that MPI-IO). default-again:
+    the default once more, a control that is neither own nor native: how far the same
+    configuration measured twice lands from the best own (the noise floor). Rotated: no
+    process always first (within one, mcio-bench draws the cases' order, --order-seed)."""
+    side = [("default", []), ("default-again", [])] + list(OWN.items())
+    procs = [("side", side, site["native"])] + [
+        ("beside-" + n, [("default-on-" + n, [])], n) for n in site["natives"]
+        if n != site["native"]]
+    k = rep % len(procs)
+    return [(s, rep, name, dict(configs), native) for name, configs, native in
+            procs[k:] + procs[:k]]
+
+
+def plan_alone(s, site, rep):
+    """A repetition's processes as users run them (run --alone): each configuration, the
+    default and every native in a process of its own, in an order shuffled afresh for each
+    repetition (the same for a site and repetition: reproducible). Ratios are then those of
+    medians over the repetitions, and the default's spread across its processes tells whether
+    one job's default is another's."""
+    procs = [("alone-" + c, {c: h}, None) for c, h in [("default", [])] + list(OWN.items())]
+    procs += [("alone-native-" + n, {}, n) for n in site["natives"]]
+    random.Random(zlib.crc32(("%s %d" % (s, rep)).encode())).shuffle(procs)
+    return [(s, rep, name, configs, native) for name, configs, native in procs]
+
+
 def run(args):
     sites = args.sites.split(",")
     patterns = args.patterns.split(",")
     doc = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "reps": args.reps,
            "calls": {s: args.calls or SITES[s]["calls"] for s in sites}, "warmup": not args.cold,
-           "order": "rotated", "pairing": "process", "patterns": patterns,
+           "order": "shuffled" if args.alone else "rotated",
+           "pairing": "alone" if args.alone else "process", "patterns": patterns,
            "sites": {s: SITES[s] for s in sites}, "runs": []}
     if args.merge:
         with open(args.merge) as f:
@@ -215,21 +254,8 @@ def run(args):
     plan = []
     for s in sites:
         site = SITES[s]
-        # One process of the default, the control and every own configuration, beside the
-        # native the library uses unless told; one more per other native, beside the default
-        # over it (default-on-romio321: mcio over that MPI-IO). default-again: the default once
-        # more, a control that is neither own nor native: how far the same configuration
-        # measured twice lands from the best own (the noise floor).
-        side = [("default", []), ("default-again", [])] + list(OWN.items())
-        procs = [("side", side, site["native"])] + [
-            ("beside-" + n, [("default-on-" + n, [])], n) for n in site["natives"]
-            if n != site["native"]]
         for rep in range(args.reps):
-            # rotated: no process always first (within one, mcio-bench draws the cases'
-            # order, --order-seed); the untimed statistics run last
-            k = rep % len(procs)
-            for name, configs, native in procs[k:] + procs[:k]:
-                plan.append((s, rep, name, dict(configs), native))
+            plan += plan_alone(s, site, rep) if args.alone else plan_side(site, rep, s)
             plan.append((s, rep, "default-stats", {"default-stats": []}, None))
     t0 = time.time()
     dirs = {}
@@ -367,6 +393,13 @@ def held_out(doc, by, config):
     return sum(ratios) / len(ratios)
 
 
+def spread_of(v):
+    """Largest less smallest over the median of v; None without two figures."""
+    if not v or len(v) < 2 or statistics.median(v) <= 0:
+        return None
+    return (max(v) - min(v)) / statistics.median(v)
+
+
 def table(doc):
     m, pred, choice = medians(doc)
     reps = samples(doc)
@@ -400,6 +433,8 @@ def table(doc):
                 ch = choice.get((s, pat, op), [])
                 again = "default-again" in by
                 rows.append({"site": s, "pattern": pat, "op": op, "default": d,
+                             "default_spread": spread_of(reps[(s, pat, "default", op)]),
+                             "native_spread": spread_of(reps.get((s, pat, "native-" + nc, op))),
                              "ratio_fit": ratio(doc, by, "default", "fit"),
                              "again_own": worst_own(doc, by, "default-again")[0] if again else None,
                              "held_out": held_out(doc, by, "default"),
@@ -459,6 +494,24 @@ def report(args):
           "interquartile range (below the bar, but not distinguishable from it by these "
           "repetitions)." % ("/".join(sorted({str(r["reps"]) for r in rows})),
                              json.dumps(doc.get("calls", 1)), in_spread))
+    spread = [r for r in rows if r["default_spread"] is not None]
+    if spread:
+        wide = sorted((r for r in spread if r["default_spread"] >= SPREAD_BAR),
+                      key=lambda r: -r["default_spread"])
+        print("The default's spread across its %s (largest less smallest, over the median): "
+              "under %.0f%% in %d of %d cases%s." % (
+                  "processes" if doc.get("pairing") == "alone" else "repetitions",
+                  100 * SPREAD_BAR, len(spread) - len(wide), len(spread),
+                  "; " + ", ".join("%s %s %s %.0f%%" % (r["site"], r["pattern"], r["op"],
+                                                       100 * r["default_spread"])
+                                   for r in wide[:8]) if wide else ""))
+        ns = [r["native_spread"] for r in rows if r["native_spread"] is not None]
+        if ns:
+            print("The better native's spread alike (the host's noise): under %.0f%% in %d of %d "
+                  "cases." % (100 * SPREAD_BAR, sum(x < SPREAD_BAR for x in ns), len(ns)))
+    if doc.get("pairing") == "alone":
+        print("Each configuration, the default and each native ran in processes of their own, "
+              "as users run them: ratios are of medians over the processes.")
     if doc.get("pairing") == "process":
         print("Ratios are medians of ratios taken within each process: the default and every "
               "own configuration side by side, beside the library's default native; an other "
@@ -574,6 +627,10 @@ def main():
     r.add_argument("--cold", action="store_true",
                    help="no untimed warm-up call per case (each timed call may be the first)")
     r.add_argument("--merge", help="a previous run's JSON whose other sites' runs are kept")
+    r.add_argument("--alone", action="store_true",
+                   help="each configuration, the default and each native in a process of its "
+                        "own, shuffled (as users run one configuration a job); the report "
+                        "gives the default's spread across its processes")
     p = sub.add_parser("report", help="table and figure from a run's JSON")
     p.add_argument("json")
     p.add_argument("--png")

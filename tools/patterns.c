@@ -218,6 +218,46 @@ static int random_summaries(const pattern_args *a, int n, mcio_summary *s)
     return random_walk(a, n, random_summarize, s);
 }
 
+/* ---- fragmented: a climate model's decomposition (E3SM-IO's, PIO's): the file is an array of
+ * 8-byte values cut into runs of 1 to 8 values (8-64 bytes), each run owned by a rank drawn at
+ * random (the same draws on every rank, --seed), never the owner of the run before, so no two
+ * runs merge: each rank holds about --size bytes in thousands of short irregular pieces, and
+ * the whole file is covered ---- */
+
+enum { FRAG_ELEM = 8, FRAG_MAX_RUN = 8 };
+
+static int fragmented_walk(const pattern_args *a, int nprocs, random_visit visit, void *ctx)
+{
+    uint64_t s = a->seed;
+    int64_t end = a->size / FRAG_ELEM * FRAG_ELEM * nprocs;
+    int prev = -1;
+    for (int64_t pos = 0; pos < end;) {
+        uint64_t x = splitmix64(&s);
+        int64_t len = FRAG_ELEM * (1 + (int64_t)(x % FRAG_MAX_RUN));
+        int r = (int)((x >> 8) % (uint64_t)nprocs);
+        if (r == prev && nprocs > 1)
+            r = (r + 1 + (int)((x >> 40) % (uint64_t)(nprocs - 1))) % nprocs;
+        len = len < end - pos ? len : end - pos;
+        visit(ctx, r, pos, len);
+        prev = r, pos += len;
+    }
+    return 0;
+}
+
+static int fragmented_extents(const pattern_args *a, int rank, int nprocs, pattern_emit emit,
+                              void *ctx)
+{
+    random_one o = {.rank = rank, .emit = emit, .ctx = ctx};
+    return fragmented_walk(a, nprocs, random_keep_mine, &o);
+}
+
+static int fragmented_summaries(const pattern_args *a, int n, mcio_summary *s)
+{
+    for (int r = 0; r < n; r++)
+        s[r] = none;
+    return fragmented_walk(a, n, random_summarize, s);
+}
+
 /* ---- tapioca: TAPIOCA's micro-benchmark (Tessier et al. 2017, section 5.2): every rank one
  * block of a random size from 0 to --random-max bytes (the same draws on every rank, --seed),
  * the blocks one after another in rank order ---- */
@@ -303,6 +343,8 @@ const pattern patterns[] = {
      .transfer = 1},
     {.name = "gcrm", .extents = gcrm_extents, .min_size = GCRM_VARS * GCRM_ELEM},
     {.name = "flash-io", .extents = flash_io_extents, .min_size = FLASH_BLOCK},
+    {.name = "fragmented", .extents = fragmented_extents, .summaries = fragmented_summaries,
+     .min_size = FRAG_ELEM},
 };
 const int npatterns = (int)(sizeof patterns / sizeof patterns[0]);
 

@@ -8,9 +8,11 @@ reports; a change to how either kind is read changes them.
 Usage: oracle_report_test.py SOURCE_DIR
 """
 import importlib.util
+import json
 import os
 import subprocess
 import sys
+import tempfile
 
 WANT = {
     "oracle-13c.json": ["46 of 60 cases reach 0.9 of the best own configuration; 46 of 60 at "
@@ -41,10 +43,7 @@ NOT = {"oracle-13c.json": ["measured twice in the same processes", "(itself ", "
 def check_merge(src):
     """run --merge keeps the older run's other sites, their runs and their calls a case, and
     drops its runs of the sites measured again."""
-    spec = importlib.util.spec_from_file_location("oracle", os.path.join(src, "tools",
-                                                                         "mcio-oracle.py"))
-    oracle = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(oracle)
+    oracle = load_oracle(src)
     old = {"sites": {"tmp": {"calls": 10}, "mpich": {"calls": 15}},
            "calls": {"tmp": 10, "mpich": 15},
            "runs": [{"site": "tmp", "rep": 0}, {"site": "mpich", "rep": 0}]}
@@ -62,9 +61,65 @@ def check_merge(src):
         sys.exit(1)
 
 
+def load_oracle(src):
+    spec = importlib.util.spec_from_file_location("oracle", os.path.join(src, "tools",
+                                                                         "mcio-oracle.py"))
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    return oracle
+
+
+def check_alone(src, tmp):
+    """run --alone plans each configuration, the default and each native once a repetition,
+    a process each, shuffled; report reads such a run as ratios of medians and gives the
+    default's spread across its processes."""
+    oracle = load_oracle(src)
+    site = oracle.SITES["tmp"]
+    p0, p1 = oracle.plan_alone("tmp", site, 0), oracle.plan_alone("tmp", site, 1)
+    names = sorted(x[2] for x in p0)
+    want = sorted(["alone-default"] + ["alone-" + c for c in oracle.OWN] +
+                  ["alone-native-" + n for n in site["natives"]])
+    if names != want or sorted(x[2] for x in p1) != want or [x[2] for x in p0] == [x[2] for x in p1]:
+        print("FAIL: plan_alone gave %r and %r" % ([x[2] for x in p0], [x[2] for x in p1]))
+        sys.exit(1)
+    if any(len(x[3]) != (0 if x[4] else 1) for x in p0) or p0 != oracle.plan_alone("tmp", site, 0):
+        print("FAIL: plan_alone's processes are not one configuration or one native each, or "
+              "not reproducible: %r" % p0)
+        sys.exit(1)
+    # The default at 90, 100, 110 (spread 20%); every own configuration at 100 (so the default
+    # is at 1.00 of the best); OMPIO at 80, 80, 84 (spread 5%) and ROMIO lower.
+    runs = []
+    for rep, d in enumerate((90.0, 100.0, 110.0)):
+        cfgs = dict({"default": d, "native-ompio": 80.0 + 2 * rep * (rep > 1),
+                     "native-romio321": 50.0}, **{c: 100.0 for c in oracle.OWN})
+        for c, v in cfgs.items():
+            runs.append({"site": "tmp", "rep": rep, "config": c, "pattern": "ior",
+                         "write_mib_s": v, "read_mib_s": v, "bytes": 1 << 20,
+                         "process": "alone-" + c})
+    doc = {"sites": {"tmp": site}, "patterns": ["ior"], "pairing": "alone", "calls": {"tmp": 1},
+           "runs": runs}
+    path = os.path.join(tmp, "alone.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    r = subprocess.run([sys.executable, os.path.join(src, "tools", "mcio-oracle.py"), "report",
+                        path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=120)
+    for line in ["2 of 2 cases reach 0.9 of the best own configuration; 2 of 2 at least the "
+                 "better native.",
+                 "The default's spread across its processes (largest less smallest, over the "
+                 "median): under 15% in 0 of 2 cases; tmp ior write 20%, tmp ior read 20%.",
+                 "The better native's spread alike (the host's noise): under 15% in 2 of 2 cases.",
+                 "ran in processes of their own, as users run them: ratios are of medians"]:
+        if line not in r.stdout:
+            print("FAIL: report of a run --alone lacks %r:\n%s" % (line, r.stdout[-1500:]))
+            sys.exit(1)
+
+
 def main():
     src = sys.argv[1]
     check_merge(src)
+    with tempfile.TemporaryDirectory() as tmp:
+        check_alone(src, tmp)
     for name, want in WANT.items():
         r = subprocess.run([sys.executable, os.path.join(src, "tools", "mcio-oracle.py"), "report",
                             os.path.join(src, "docs", "figures", name)],
@@ -80,7 +135,8 @@ def main():
             if line in r.stdout:
                 print("FAIL: report %s has %r (a run without natives measured twice)" % (name, line))
                 sys.exit(1)
-    print("ok: both kinds of oracle runs report as docs/performance.md says; runs merge")
+    print("ok: both kinds of oracle runs report as docs/performance.md says; runs merge; "
+          "a run --alone plans and reports each configuration alone")
 
 
 if __name__ == "__main__":
