@@ -33,13 +33,12 @@
 #include "mcio_pmpi_flatten.h"
 
 /* The standard's type map of a darray of ints: byte offsets of the owned elements, in order. */
-static int64_t *standard_map(int np, int rank, int nd, const int *g, const int *dist, const int *darg,
-                             const int *ps, int order, int *n)
+static int64_t *standard_map(int rank, int nd, const int *g, const int *dist, const int *darg, const int *ps,
+                             int order, int *n)
 {
     int coord[8], r = rank;
     for (int d = nd - 1; d >= 0; d--) /* row-major process grid, whatever the array order */
         coord[d] = r % ps[d], r /= ps[d];
-    (void)np;
     int64_t total = 1;
     for (int d = 0; d < nd; d++)
         total *= g[d];
@@ -152,7 +151,7 @@ static void check_grid(int np, int v, int ord)
         MPI_Type_commit(&t);
         cases++;
         int ns, nl, nm = 0;
-        int64_t *std = standard_map(np, r, NG, g, dists[v], dargs[v], ps, ord, &ns);
+        int64_t *std = standard_map(r, NG, g, dists[v], dargs[v], ps, ord, &ns);
         int64_t *libm = library_map(t, total, &nl);
         int64_t *mc = mcio_map(t, &nm);
         char name[128];
