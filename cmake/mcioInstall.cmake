@@ -46,10 +46,35 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/mcioConfigVersion.cmake
 install(FILES ${CMAKE_BINARY_DIR}/mcioConfig.cmake ${CMAKE_BINARY_DIR}/mcioConfigVersion.cmake
         DESTINATION ${MCIO_INSTALL_CMAKEDIR})
 
+# mcio.pc requires the MPI's own pkg-config module when there is one for this very MPI (its
+# libdir holds the library FindMPI found: Debian's mpich and ompi-c); otherwise (a PyPI or vendor
+# MPI without one, or another MPI's module of the same name) it carries the MPI's flags itself.
 if(MCIO_MPI STREQUAL "mpich")
-  set(MCIO_PC_MPI mpich)
+  set(_pc_mod mpich)
 else()
-  set(MCIO_PC_MPI ompi-c)
+  set(_pc_mod ompi-c)
+endif()
+list(GET MPI_C_LIBRARIES 0 _mpi_lib)
+get_filename_component(_mpi_libdir "${_mpi_lib}" DIRECTORY)
+get_filename_component(_mpi_libdir "${_mpi_libdir}" REALPATH)
+execute_process(COMMAND ${PKG_CONFIG_EXECUTABLE} --variable=libdir ${_pc_mod}
+                OUTPUT_VARIABLE _pc_libdir OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+set(MCIO_PC_MPI "")
+set(MCIO_PC_MPI_CFLAGS "")
+set(MCIO_PC_MPI_LIBS "")
+if(_pc_libdir)
+  get_filename_component(_pc_libdir "${_pc_libdir}" REALPATH)
+endif()
+if(_pc_libdir STREQUAL _mpi_libdir)
+  set(MCIO_PC_MPI ${_pc_mod})
+else()
+  foreach(_d IN LISTS MPI_C_INCLUDE_DIRS)
+    string(APPEND MCIO_PC_MPI_CFLAGS " -I${_d}")
+  endforeach()
+  foreach(_l IN LISTS MPI_C_LIBRARIES)
+    get_filename_component(_d "${_l}" DIRECTORY)
+    string(APPEND MCIO_PC_MPI_LIBS " -Wl,-rpath,${_d} ${_l}")
+  endforeach()
 endif()
 # Relocatable: the prefix is found from where pkg-config found the file.
 file(RELATIVE_PATH MCIO_PC_TO_PREFIX ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig

@@ -2,24 +2,28 @@
 # The memory-cgroup sweep of docs/performance.md (issue 17): the issue's program (mcio-bench, ior
 # pattern, 4 ranks, 32 MiB per rank, cb_buffer_size 128 MiB, Open MPI) inside a fresh memory
 # cgroup of each size (scripts/memlimit.sh), from generous to tight, through native ROMIO
-# (--mca io romio321), OMPIO, mcio's default (auto), mcio's memory strategy and mcio with
+# (engine romio: --mca io romio321 in Open MPI 4.x, romio341 in 5.x), OMPIO, mcio's default
+# (auto), mcio's memory strategy and mcio with
 # independent I/O (romio_cb_write/read disable). One JSON object per run in OUTDIR/runs.jsonl:
 # completion, OOM kills, the cgroup's peak and held peak, bandwidth, bytes verified, and for
 # mcio the largest predicted peak of its calls (MCIO_STATS); then tools/mcio-memlimit-plot.py
 # draws OUTDIR/memlimit.png and prints the table.
 # Usage: scripts/bench-memlimit.sh OUTDIR [LIMITS...]   e.g. /tmp/ml 8g 700m 600m 560m 520m 480m
 # Root only (cgroups); the engines take turns at each limit. ENGINES and SIZE, CB, RANKS from
-# the environment override the defaults.
+# the environment override the defaults; BUILD the Open MPI build (default build/openmpi).
 set -uo pipefail
 out=${1:?usage: scripts/bench-memlimit.sh OUTDIR [LIMITS...]}
 shift
 limits=("$@")
 [ ${#limits[@]} -eq 0 ] && limits=(8g 700m 640m 600m 560m 520m 480m 440m 400m 360m)
-engines=(${ENGINES:-romio321 ompio auto memory independent})
+engines=(${ENGINES:-romio ompio auto memory independent})
 size=${SIZE:-32m} cb=${CB:-128m} ranks=${RANKS:-4}
 root=$(cd "$(dirname "$0")/.." && pwd)
-bench="$root/build/openmpi/mcio-bench"
+build=${BUILD:-$root/build/openmpi}
+bench="$build/mcio-bench"
 [ -x "$bench" ] || { echo "bench-memlimit: build first: scripts/build.sh openmpi" >&2; exit 2; }
+. "$root/scripts/mpi-env.sh"
+mpi_launch "$build"
 mkdir -p "$out"
 : > "$out/runs.jsonl"
 dir=$(mktemp -d)
@@ -30,7 +34,8 @@ for lim in "${limits[@]}"; do
     i=$((i + 1))
     mca=() eng=mcio hints=(--hint "cb_buffer_size=$cb")
     case "$e" in
-      romio321|ompio) mca=(--mca io "$e") eng=native ;;
+      romio) mca=(--mca io "$MCIO_MPI_ROMIO_IO") eng=native ;;
+      ompio) mca=(--mca io "$e") eng=native ;;
       auto) ;;
       memory) hints+=(--hint mcio_strategy=memory) ;;
       independent) hints+=(--hint romio_cb_write=disable --hint romio_cb_read=disable) ;;
@@ -38,7 +43,7 @@ for lim in "${limits[@]}"; do
     esac
     rm -f "$dir"/*.json "$dir"/mcio-bench.*
     MCIO_STATS="$dir/stats.json" "$root/scripts/memlimit.sh" "$lim" --json "$dir/limit.json" -- \
-      mpiexec.openmpi --oversubscribe --allow-run-as-root "${mca[@]}" -n "$ranks" "$bench" \
+      "$MCIO_MPIEXEC" "${MCIO_MPIEXEC_FLAGS[@]}" "${mca[@]}" -n "$ranks" "$bench" \
       --pattern ior --size "$size" --reps 1 --engine "$eng" "${hints[@]}" --dir "$dir" \
       --json "$dir/bench.json" > "$dir/out.txt" 2>&1
     rc=$?

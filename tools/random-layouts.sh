@@ -2,28 +2,27 @@
 # Random layouts against native MPI-IO (tools/mcio-layouts.c): for each rank count, N layouts
 # written natively and through mcio (the drop-in layer, LD_PRELOAD), files compared byte for
 # byte, then read back both ways; batches of layouts per mpiexec launch.
-# Usage: tools/random-layouts.sh <build dir> <mpich|openmpi> <layouts per rank count> <ranks...>
+# Usage: tools/random-layouts.sh <build dir> <layouts per rank count> <ranks...>
+#   (the build's MPI and launcher: <build dir>/mcio-mpi.sh)
 #   SEED=<first seed> (default 1; rank count r uses seeds SEED + r * 1000000 onwards)
 #   BATCH=<layouts per launch> (default 250)
-#   OMPI_IO=<component> Open MPI's io component for both sides (default: Open MPI's default, OMPIO)
+#   OMPI_IO=<component> Open MPI's io component for both sides (default: Open MPI's default, OMPIO;
+#           romio: its ROMIO component, whatever this Open MPI names it)
 # Prints a line per batch, every differing layout (with the seed that reproduces it) and a total;
 # exits non-zero when any layout differed or a launch failed.
 set -uo pipefail
-build=${1:?usage: random-layouts.sh <build dir> <mpich|openmpi> <layouts> <ranks...>}
-mpi=${2:?} per=${3:?}
-shift 3
+build=${1:?usage: random-layouts.sh <build dir> <layouts> <ranks...>}
+per=${2:?}
+shift 2
 [ $# -gt 0 ] || { echo "random-layouts.sh: no rank counts" >&2; exit 2; }
 prog="$build/mcio-layouts" preload="$build/src/pmpi/libmcio_preload.so"
 [ -x "$prog" ] && [ -f "$preload" ] || { echo "random-layouts.sh: $prog or $preload missing (build first)" >&2; exit 2; }
-case "$mpi" in
-  mpich) launch=(mpiexec.mpich) ;;
-  openmpi)
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    launch=(mpiexec.openmpi --oversubscribe)
-    [ "$(id -u)" = 0 ] && launch+=(--allow-run-as-root)
-    [ -n "${OMPI_IO:-}" ] && launch+=(--mca io "$OMPI_IO") ;;
-  *) echo "random-layouts.sh: MPI must be mpich or openmpi" >&2; exit 2 ;;
-esac
+. "$(dirname "$0")/../scripts/mpi-env.sh"
+mpi_launch "$build" || exit 2
+mpi=$MCIO_MPI_IMPL
+launch=("$MCIO_MPIEXEC" "${MCIO_MPIEXEC_FLAGS[@]}")
+[ "${OMPI_IO:-}" = romio ] && OMPI_IO=$MCIO_MPI_ROMIO_IO
+[ -n "${OMPI_IO:-}" ] && launch+=(--mca io "$OMPI_IO")
 seed0=${SEED:-1} batch=${BATCH:-250}
 dir=$(mktemp -d)
 stats="$dir/stats"

@@ -44,7 +44,9 @@ cc -o "$work/checkpoint-pc" "$root/tests/install/consumer/checkpoint.c" $(pkg-co
 cmp "$work/cmake.dat" "$work/pc.dat" || { echo "FAIL: the two builds wrote different files"; exit 1; }
 
 echo "== installed mcio-run"
-cc -o "$work/dropin-plain" "$root/tests/install/consumer/dropin.c" $(pkg-config --cflags --libs "$(pkg-config --print-requires mcio)")
+# The MPI's own module when mcio.pc requires one; else mcio.pc's flags, which carry the MPI's.
+mpi_pc=$(pkg-config --print-requires mcio)
+cc -o "$work/dropin-plain" "$root/tests/install/consumer/dropin.c" -Wl,--as-needed $(pkg-config --cflags --libs "${mpi_pc:-mcio}")
 "$prefix/bin/mcio-run" --stats "$work/run.stats" "${mpiexec[@]}" -n 2 "$work/dropin-plain" "$work/run.dat"
 n=$(wc -l < "$work/run.stats" 2>/dev/null || echo 0)
 [ "$n" = 2 ] || { echo "FAIL: installed mcio-run: $n MCIO_STATS lines, expected 2"; exit 1; }

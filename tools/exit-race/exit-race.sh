@@ -13,8 +13,10 @@ preload="$build/src/pmpi/libmcio_preload.so" dropin="$build/tests/pmpi/pmpi_drop
 [ -f "$preload" ] && [ -x "$dropin" ] || { echo "exit-race.sh: build $build first" >&2; exit 2; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -shared -fPIC -o "$tmp/libslow_launcher.so" "$here/slow_launcher.c" -ldl || exit 2
-mpicc.openmpi -O2 -o "$tmp/hello" "$here/hello.c" || exit 2
-mpiexec=(mpiexec.openmpi --oversubscribe --allow-run-as-root -n 3)
+. "$here/../../scripts/mpi-env.sh"
+mpi_launch "$build" || exit 2
+"$MCIO_MPICC" -O2 -o "$tmp/hello" "$here/hello.c" || exit 2
+mpiexec=("$MCIO_MPIEXEC" "${MCIO_MPIEXEC_FLAGS[@]}" -n 3)
 for secs in 1 5; do
   for prog in hello dropin; do
     improper=0 other=0
