@@ -162,6 +162,12 @@ typedef struct mcio_stats {
     int64_t metadata_messages;
     int64_t metadata_max_rank_bytes;
     int64_t metadata_list_bytes;
+    /* The data exchange's bytes between ranks and aggregators, summed over ranks, filled only
+     * when MCIO_STATS is set (-1 otherwise): between two ranks of one node, and between ranks
+     * of different nodes (what crosses the network; a rank's bytes for its own domain are
+     * in neither). */
+    int64_t exchange_node_bytes;
+    int64_t exchange_network_bytes;
     /* The cost model's choice (strategy auto; docs/hints.md, mcio_calibrate): "" when the
      * configuration was not chosen (a strategy named by the user). */
     char choice[64];           /* "independent", "romio 1/node 16m depth 2", ... */

@@ -18,6 +18,7 @@
 # root, no writable memory controller, cgroup v2 without the memory controller delegated).
 # cgroup v1 and v2 (unified) are both handled; which one is used is printed.
 set -uo pipefail
+. "$(dirname "$0")/memcg-lib.sh"
 
 die_skip() {
   echo "memlimit: SKIP: $*" >&2
@@ -42,50 +43,14 @@ done
 shift
 [ $# -ge 1 ] || usage
 
-case "$size" in
-  *[kK]) bytes=$(( ${size%?} * 1024 )) ;;
-  *[mM]) bytes=$(( ${size%?} * 1024 * 1024 )) ;;
-  *[gG]) bytes=$(( ${size%?} * 1024 * 1024 * 1024 )) ;;
-  *[!0-9]*|"") echo "memlimit: SIZE '$size' is not a byte count (digits, optional k, m, g)" >&2; exit 2 ;;
-  *) bytes=$size ;;
-esac
+bytes=$(memcg_bytes "$size" 2>/dev/null) ||
+  { echo "memlimit: SIZE '$size' is not a byte count (digits, optional k, m, g)" >&2; exit 2; }
 
 [ "$(id -u)" = 0 ] || die_skip "not root: making a memory cgroup needs root"
 
 # The memory controller and this process's cgroup in it: v1 first, then v2.
-version="" mnt="" self=""
-v1path=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3; exit}' /proc/self/cgroup)
-if [ -n "$v1path" ]; then
-  mnt=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") break;
-               if ($(i+1) == "cgroup" && $(i+3) ~ /(^|,)memory(,|$)/) { print $5; exit } }' /proc/self/mountinfo)
-  mroot=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") break;
-               if ($(i+1) == "cgroup" && $(i+3) ~ /(^|,)memory(,|$)/) { print $4; exit } }' /proc/self/mountinfo)
-  if [ -n "$mnt" ]; then
-    rel=$v1path
-    [ "$mroot" != "/" ] && rel=${v1path#"$mroot"}
-    version=1 self="$mnt${rel%/}"
-  fi
-fi
-if [ -z "$version" ]; then
-  v2path=$(awk -F: '$1 == "0" && $2 == "" {print $3; exit}' /proc/self/cgroup)
-  mnt=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") break; if ($(i+1) == "cgroup2") { print $5; exit } }' /proc/self/mountinfo)
-  mroot=$(awk '{ for (i = 1; i <= NF; i++) if ($i == "-") break; if ($(i+1) == "cgroup2") { print $4; exit } }' /proc/self/mountinfo)
-  if [ -n "$v2path" ] && [ -n "$mnt" ]; then
-    rel=$v2path
-    [ "$mroot" != "/" ] && rel=${v2path#"$mroot"}
-    self="$mnt${rel%/}"
-    # v2: the parent must offer the memory controller to its children (and, having processes
-    # itself, cannot: the no-internal-process rule; a caller in a leaf cgroup gets a skip).
-    grep -qw memory "$self/cgroup.controllers" 2>/dev/null ||
-      die_skip "cgroup v2 at $self has no memory controller (cgroup.controllers: $(cat "$self/cgroup.controllers" 2>/dev/null))"
-    if ! grep -qw memory "$self/cgroup.subtree_control" 2>/dev/null; then
-      echo +memory > "$self/cgroup.subtree_control" 2>/dev/null ||
-        die_skip "cgroup v2 at $self: cannot enable memory for child cgroups (a cgroup with processes cannot delegate it)"
-    fi
-    version=2
-  fi
-fi
-[ -n "$version" ] || die_skip "no memory cgroup controller is mounted"
+memcg_self || die_skip "$MEMCG_WHY"
+version=$MEMCG_VERSION self=$MEMCG_SELF
 
 cg="$self/mcio-memlimit.$$.$RANDOM"
 mkdir "$cg" 2>/dev/null || die_skip "cannot create $cg"
@@ -106,13 +71,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+memcg_limit "$cg" "$bytes" || die_skip "cannot set the limit of $cg"
 if [ "$version" = 1 ]; then
-  echo "$bytes" > "$cg/memory.limit_in_bytes" || die_skip "cannot set $cg/memory.limit_in_bytes"
   usage_file=memory.usage_in_bytes inactive=total_inactive_file active=total_active_file
   dirty=total_dirty writeback=total_writeback mapped=total_mapped_file
 else
-  echo "$bytes" > "$cg/memory.max" || die_skip "cannot set $cg/memory.max"
-  echo 0 > "$cg/memory.swap.max" 2>/dev/null
   usage_file=memory.current inactive=inactive_file active=active_file
   dirty=file_dirty writeback=file_writeback mapped=file_mapped
 fi

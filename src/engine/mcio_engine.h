@@ -173,9 +173,10 @@ struct mcio_file_s {
     char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
     int stats_on;     /* MCIO_STATS is set (every rank: they gather the aggregators' bytes) */
     int64_t *stats_gathered; /* rank 0, [nprocs]: bytes each rank aggregated in the last call */
-    int64_t meta_totals[4];  /* rank 0: the last call's metadata bytes and messages summed over
-                                ranks, the busiest rank's received bytes, and the list
-                                messages' bytes summed over ranks (MCIO_STATS) */
+    int64_t meta_totals[6];  /* rank 0: the last call's metadata bytes and messages summed over
+                                ranks, the busiest rank's received bytes, the list messages'
+                                bytes summed over ranks, and the exchange's bytes within and
+                                between nodes summed over ranks (MCIO_STATS) */
     mcio_stats stats; /* its choice and runner_up are named when read (mcio_stats_name) */
     mcio_cost_choice stats_choice; /* the last call's choice (stats.predicted >= 0: it chose) */
     int *stats_aggs, *stats_nodes;

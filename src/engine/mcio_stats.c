@@ -25,15 +25,33 @@ void mcio_stats_clear_gathered(mcio_file fh)
     memset(fh->meta_totals, 0, sizeof fh->meta_totals);
 }
 
+/* The exchange's bytes between this rank and the aggregators of its send groups (a write's
+ * data goes to them, a read's comes back from them: the same bytes either way), into
+ * [0] those within this rank's node and [1] those between nodes; its own domain's are a copy,
+ * counted in neither. */
+static void exchange_bytes(mcio_file fh, mcio_plan p, int64_t out[2])
+{
+    const int *node = fh->machine.node_of_rank;
+    out[0] = out[1] = 0;
+    for (int64_t g = 0; g < p->send.ngroups; g++) {
+        int agg = p->fd.agg_rank[p->send.peer[g]];
+        if (agg != fh->rank)
+            out[node[agg] != node[fh->rank]] += p->send.bytes[g];
+    }
+}
+
 void mcio_stats_gather_metadata(mcio_file fh, mcio_plan p)
 {
-    int64_t sum[3] = {p->meta_sent, p->meta_msgs, p->meta_list}, tot[3] = {0, 0, 0}, most = 0;
-    PMPI_Reduce(sum, tot, 3, MPI_INT64_T, MPI_SUM, 0, fh->comm);
+    int64_t sum[5] = {p->meta_sent, p->meta_msgs, p->meta_list}, tot[5] = {0}, most = 0;
+    exchange_bytes(fh, p, &sum[3]);
+    PMPI_Reduce(sum, tot, 5, MPI_INT64_T, MPI_SUM, 0, fh->comm);
     PMPI_Reduce(&p->meta_recv, &most, 1, MPI_INT64_T, MPI_MAX, 0, fh->comm);
     fh->meta_totals[0] = tot[0];
     fh->meta_totals[1] = tot[1];
     fh->meta_totals[2] = most;
     fh->meta_totals[3] = tot[2];
+    fh->meta_totals[4] = tot[3];
+    fh->meta_totals[5] = tot[4];
 }
 
 int mcio_stats_model(mcio_file fh, mcio_plan p)
@@ -100,6 +118,7 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             "\"stripe\":%" PRId64 ",\"write_sync\":%d,\"read_shift\":%d,\"local_io\":%d,"
             "\"metadata_bytes\":%" PRId64 ",\"metadata_messages\":%" PRId64
             ",\"metadata_max_rank_bytes\":%" PRId64 ",\"metadata_list_bytes\":%" PRId64
+            ",\"exchange_node_bytes\":%" PRId64 ",\"exchange_network_bytes\":%" PRId64
             ",\"node_gather\":%d,\"aggregator_ranks\":[",
             write ? "write" : "read", fh->path, mcio_planner_name(fh->hints.strategy), s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
@@ -110,7 +129,8 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             mcio_fs_align_stripe(&fh->fs, fh->hints.striping_unit, write),
             write && mcio_file_write_sync(fh), !write && mcio_file_read_shift(fh),
             s->local_io, s->metadata_bytes, s->metadata_messages,
-            s->metadata_max_rank_bytes, s->metadata_list_bytes, s->node_gather);
+            s->metadata_max_rank_bytes, s->metadata_list_bytes, s->exchange_node_bytes,
+            s->exchange_network_bytes, s->node_gather);
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
     fprintf(f, "],\"aggregator_nodes\":[");
@@ -206,6 +226,8 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .metadata_messages = fh->stats_on ? fh->meta_totals[1] : -1,
         .metadata_max_rank_bytes = fh->stats_on ? fh->meta_totals[2] : -1,
         .metadata_list_bytes = fh->stats_on ? fh->meta_totals[3] : -1,
+        .exchange_node_bytes = fh->stats_on ? fh->meta_totals[4] : -1,
+        .exchange_network_bytes = fh->stats_on ? fh->meta_totals[5] : -1,
         .node_gather = fh->node_gather.on,
         .choice_again = p->chose == 2,
         .read_first = p->bytes_first && !write,

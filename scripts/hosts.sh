@@ -1,0 +1,276 @@
+#!/usr/bin/env bash
+# Many hosts on one machine: a testbed of N "hosts" joined by rate-limited network links.
+#
+#   scripts/hosts.sh up N [--link RATE] [--mem SIZE]   make (or keep) hosts mcio-h1..mcio-hN
+#   scripts/hosts.sh down                  remove what `up` made, stop the processes in the hosts
+#   scripts/hosts.sh status                what is up, link rates and byte counters (exit 0 when up)
+#   scripts/hosts.sh exec HOST -- CMD...   run CMD on HOST (mcio-h2, h2 or 2), in the caller's
+#                                          directory, in HOST's memory cgroup when it has one
+#   scripts/hosts.sh counters              per host: bytes it sent and received over its link
+#   scripts/hosts.sh launcher MPI PPN [K]  the words of a launch of PPN ranks on each of hosts
+#                                          1..K (default all) by MPI (mpich or openmpi), run from
+#                                          host 1: `hosts.sh exec h1 -- $(hosts.sh launcher
+#                                          openmpi 2) ./prog`; mcio-run takes the same words.
+#                                          Without -n the job fills the slots: K x PPN ranks
+#   scripts/hosts.sh shared                the directory every host sees (files under test)
+#
+# A host is a long-lived process (sleep, its pid in the state directory) that holds a network
+# namespace, a UTS namespace with the host's name, a mount namespace and an IPC namespace. Its
+# mount namespace has a private /dev/shm and /tmp (tmpfs: no shared-memory file or socket of
+# one host is seen by another, as on separate machines) and an /etc/hosts that names every
+# host; it is a slave of the machine's mounts, so a mount made on the machine shows in every
+# host and a host's own mounts stay its own. Every other directory is the machine's: the
+# build, and the shared directory /var/tmp/mcio-hosts (MCIO_HOSTS_SHARED) for files all hosts
+# must see, as a cluster file system would be.
+# The network: host i has eth0 = 10.44.0.(10+i)/24, one end of a veth pair whose other end
+# (mcio-v<i>) is a port of the bridge mcio-br in a network namespace of its own (mcio-hosts);
+# nothing is added to the machine's own network namespace and no route leads out of the
+# 10.44.0.0/24 subnet. Each link is shaped in both directions by a token bucket (tbf) at RATE
+# (default 1gbit: 125 MB/s, about 1/40 of a shared-memory copy on this machine, so a byte
+# between hosts is clearly dearer than one within a host; tc's units: 500mbit, 2gbit...). The
+# kernel here has no netem: no delay can be added, the links have the veth's own latency (tens
+# of microseconds). --mem SIZE puts each host in a memory cgroup of SIZE (k, m, g suffixes; v1
+# or v2, made under this script's own cgroup, as scripts/memlimit.sh does): the node's memory.
+# Names differ from scripts/gluster.sh's (its namespace mcio-gluster, its state /run/mcio-gluster):
+# the two testbeds never clash. This script's state (pids, what it made) is in /run/mcio-hosts.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/memcg-lib.sh"
+
+RUN=/run/mcio-hosts
+SW=mcio-hosts
+BR=mcio-br
+SUBNET=10.44.0
+SHARED=${MCIO_HOSTS_SHARED:-/var/tmp/mcio-hosts}
+DEFAULT_RATE=1gbit
+
+die() { echo "hosts.sh: $*" >&2; exit 1; }
+say() { echo "hosts.sh: $*" >&2; }
+alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+nhosts() { cat "$RUN/n" 2>/dev/null || echo 0; }
+host_pid() { cat "$RUN/mcio-h$1.pid" 2>/dev/null || true; }
+sw() { ip -n "$SW" "$@"; }
+
+# HOST as mcio-h2, h2 or 2 -> 2 (dies when there is no such host up).
+host_index() {
+  local i=${1#mcio-}
+  i=${i#h}
+  [[ "$i" =~ ^[0-9]+$ ]] && [ "$i" -ge 1 ] && [ "$i" -le "$(nhosts)" ] ||
+    die "no host '$1' (up: $(nhosts) hosts, mcio-h1..mcio-h$(nhosts); scripts/hosts.sh up N)"
+  alive "$(host_pid "$i")" || die "host mcio-h$i is not running (scripts/hosts.sh up again)"
+  echo "$i"
+}
+
+install_missing() {
+  local need=()
+  command -v ip >/dev/null 2>&1 && command -v tc >/dev/null 2>&1 || need+=(iproute2)
+  command -v nsenter >/dev/null 2>&1 && command -v unshare >/dev/null 2>&1 || need+=(util-linux)
+  [ ${#need[@]} -eq 0 ] && return 0
+  say "installing ${need[*]}"
+  apt-get -o DPkg::Lock::Timeout=900 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq \
+    --no-install-recommends "${need[@]}" >&2
+}
+
+# The machine's /etc/hosts and every host's name, bind-mounted over /etc/hosts in each host.
+write_hosts_file() {
+  local n=$1 i
+  { grep -v ' mcio-h[0-9]*$' /etc/hosts || true
+    for i in $(seq "$n"); do echo "$SUBNET.$((10 + i)) mcio-h$i"; done; } >"$RUN/hosts"
+}
+
+# Host i's holder: new namespaces, its name, private /dev/shm and /tmp, the shared /etc/hosts.
+start_host() {
+  local i=$1 name=mcio-h$1 pid
+  pid=$(host_pid "$i")
+  alive "$pid" && return 0
+  rm -f "$RUN/$name.pid"
+  unshare --net --uts --mount --ipc --propagation slave -- bash -c '
+    hostname "$1" && mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
+      mount -t tmpfs -o mode=1777,size=2g tmpfs /tmp && mount --bind "$2" /etc/hosts &&
+      ip link set lo up || exit 1
+    # No IPv6: its link-local chatter would blur the links'"'"' byte counters.
+    sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
+    echo $$ >"$3.tmp" && mv "$3.tmp" "$3"
+    exec sleep infinity' mcio-host "$name" "$RUN/hosts" "$RUN/$name.pid" </dev/null >/dev/null 2>&1 &
+  for _ in $(seq 100); do
+    [ -s "$RUN/$name.pid" ] && return 0
+    sleep 0.05
+  done
+  die "host $name did not start (unshare --net --uts --mount --ipc: are namespaces allowed here?)"
+}
+
+# Host i's memory cgroup of the given bytes, its holder inside (what `exec` starts joins it).
+host_cgroup() {
+  local i=$1 bytes=$2 cg
+  memcg_self || die "--mem: $MEMCG_WHY"
+  cg="$MEMCG_SELF/mcio-hosts-h$i"
+  [ -d "$cg" ] || mkdir "$cg" || die "--mem: cannot create $cg"
+  if memcg_limit "$cg" "$bytes" && echo "$(host_pid "$i")" >"$cg/cgroup.procs"; then
+    echo "$cg" >"$RUN/mcio-h$i.cgroup"
+  else
+    rmdir "$cg" 2>/dev/null
+    die "--mem: cannot limit $cg to $bytes bytes or move mcio-h$i into it"
+  fi
+}
+
+# The link of host i: the veth pair, its address, the bridge port, the shaping both ways.
+link_host() {
+  local i=$1 rate=$2 pid
+  pid=$(host_pid "$i")
+  if ! sw link show "mcio-v$i" >/dev/null 2>&1; then
+    sw link add "mcio-v$i" type veth peer name eth0 netns "$pid"
+  fi
+  sw link set "mcio-v$i" master "$BR" up
+  nsenter -t "$pid" --net ip addr replace "$SUBNET.$((10 + i))/24" dev eth0
+  nsenter -t "$pid" --net ip link set eth0 up
+  # burst: at least a rate's worth of one timer tick (HZ 250: 4 ms, 500 KB at 1 Gbit/s) and a
+  # whole 64 KiB offloaded segment, or tbf would hold the link below its rate.
+  sw link set "mcio-v$i" up
+  sw link show "mcio-v$i" >/dev/null
+  tc -n "$SW" qdisc replace dev "mcio-v$i" root tbf rate "$rate" burst 1mb latency 50ms
+  nsenter -t "$pid" --net tc qdisc replace dev eth0 root tbf rate "$rate" burst 1mb latency 50ms
+}
+
+up() {
+  local n="" rate=$DEFAULT_RATE mem="" bytes="" i
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --link) rate=${2:?--link needs a rate, e.g. 1gbit}; shift 2 ;;
+      --mem) mem=${2:?--mem needs a size, e.g. 2g}; shift 2 ;;
+      [0-9]*) n=$1; shift ;;
+      *) die "up: unknown argument '$1' (usage: up N [--link RATE] [--mem SIZE])" ;;
+    esac
+  done
+  [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 64 ] || die "up: N, the number of hosts (1-64), is missing or wrong: '$n'"
+  [ -z "$mem" ] || bytes=$(memcg_bytes "$mem") || die "--mem '$mem' is not a byte count (digits, optional k, m, g)"
+  [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, links)"
+  [ "$(nhosts)" -eq 0 ] || [ "$(nhosts)" -eq "$n" ] ||
+    die "up $n: $(nhosts) hosts are up; scripts/hosts.sh down first"
+  install_missing
+  mkdir -p "$RUN"
+  echo "$n" >"$RUN/n"
+  if [ ! -d "$SHARED" ]; then mkdir -p "$SHARED" && chmod 1777 "$SHARED" && echo 1 >"$RUN/made-shared"; fi
+  write_hosts_file "$n"
+  if [ ! -e "/run/netns/$SW" ]; then
+    ip netns add "$SW" || die "cannot make the network namespace $SW (ip netns add)"
+    echo 1 >"$RUN/made-netns"
+  fi
+  ip netns exec "$SW" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 2>/dev/null || true
+  sw link show "$BR" >/dev/null 2>&1 || sw link add "$BR" type bridge
+  sw link set "$BR" up
+  for i in $(seq "$n"); do
+    start_host "$i"
+    [ -z "$bytes" ] || host_cgroup "$i" "$bytes"
+    link_host "$i" "$rate"
+  done
+  echo "$rate" >"$RUN/rate"
+  say "up: $n hosts mcio-h1..mcio-h$n, links of $rate${mem:+, memory $mem each}; shared directory $SHARED"
+}
+
+# Every process whose network namespace is host i's (the holder, and all `exec` started there).
+host_procs() {
+  local ns p
+  ns=$(readlink "/proc/$1/ns/net" 2>/dev/null) || return 0
+  for p in /proc/[0-9]*; do
+    [ "$(readlink "$p/ns/net" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
+  done
+  return 0
+}
+
+down() {
+  local f pid pids cg
+  for f in "$RUN"/mcio-h*.pid; do
+    [ -f "$f" ] || continue
+    pid=$(cat "$f")
+    if alive "$pid"; then
+      pids=$(host_procs "$pid")
+      # shellcheck disable=SC2086
+      kill $pids 2>/dev/null || true
+      for _ in $(seq 25); do alive "$pid" || break; sleep 0.2; done
+      pids=$(host_procs "$pid")
+      # shellcheck disable=SC2086
+      [ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
+      for _ in $(seq 25); do alive "$pid" || break; sleep 0.2; done
+    fi
+    cg=$(cat "${f%.pid}.cgroup" 2>/dev/null || true)
+    [ -z "$cg" ] || [ ! -d "$cg" ] || rmdir "$cg" 2>/dev/null || say "could not remove $cg"
+  done
+  # Deleting the switch's namespace deletes its bridge and veth ends, and so their peers.
+  [ -f "$RUN/made-netns" ] && ip netns del "$SW" 2>/dev/null
+  [ -f "$RUN/made-shared" ] && rm -rf "$SHARED"
+  rm -rf "$RUN"
+  say "down: no host, link or process of ours is left"
+}
+
+counters() {
+  local i rx tx
+  for i in $(seq "$(nhosts)"); do
+    # The bridge side's rx is what the host sent, its tx what the host received.
+    rx=$(sw -s link show "mcio-v$i" | awk '/RX:/ { getline; print $1; exit }')
+    tx=$(sw -s link show "mcio-v$i" | awk '/TX:/ { getline; print $1; exit }')
+    echo "mcio-h$i sent $rx received $tx"
+  done
+}
+
+status() {
+  local n i pid rc=0
+  n=$(nhosts)
+  [ "$n" -gt 0 ] || { echo "no hosts up"; return 1; }
+  echo "hosts: $n, links of $(cat "$RUN/rate" 2>/dev/null), shared directory $SHARED"
+  for i in $(seq "$n"); do
+    pid=$(host_pid "$i")
+    if alive "$pid"; then
+      echo "mcio-h$i: running (pid $pid), $SUBNET.$((10 + i))$( [ -f "$RUN/mcio-h$i.cgroup" ] && echo ", cgroup $(cat "$RUN/mcio-h$i.cgroup")")"
+    else
+      echo "mcio-h$i: not running"; rc=1
+    fi
+  done
+  [ $rc -ne 0 ] || counters
+  return $rc
+}
+
+exec_host() {
+  local i pid cg
+  i=$(host_index "${1:?exec: which host?}")
+  shift
+  [ "${1:-}" = "--" ] && shift
+  [ $# -ge 1 ] || die "exec: no command (usage: exec HOST -- CMD...)"
+  pid=$(host_pid "$i")
+  cg=$(cat "$RUN/mcio-h$i.cgroup" 2>/dev/null || true)
+  [ -z "$cg" ] || echo $$ >"$cg/cgroup.procs" || die "exec: cannot join $cg"
+  exec nsenter -t "$pid" --net --uts --mount --ipc --wd="$PWD" -- "$@"
+}
+
+# Launch words for MPI $1, $2 ranks on each of hosts 1..$3; the hostfile in the state directory.
+launcher() {
+  local mpi=${1:?launcher: mpich or openmpi} ppn=${2:?launcher: ranks per host} k=${3:-$(nhosts)} f i
+  [[ "$ppn" =~ ^[1-9][0-9]*$ ]] || die "launcher: ranks per host '$ppn' is not a positive number"
+  [[ "$k" =~ ^[1-9][0-9]*$ ]] && [ "$k" -le "$(nhosts)" ] || die "launcher: $k hosts asked, $(nhosts) up"
+  f="$RUN/hostfile.$mpi.$k.$ppn"
+  case "$mpi" in
+    mpich)
+      for i in $(seq "$k"); do echo "mcio-h$i:$ppn"; done >"$f"
+      # UCX (MPICH's ch4 device here) over TCP on eth0 between hosts, its shared memory within
+      # (but MPI_Finalize may hang: tests/hosts/on_hosts.sh).
+      echo "mpiexec.mpich -f $f -launcher rsh -launcher-exec $here/hosts-agent.sh" \
+           "-genv UCX_NET_DEVICES eth0" ;;
+    openmpi)
+      for i in $(seq "$k"); do echo "mcio-h$i slots=$ppn"; done >"$f"
+      echo "mpiexec.openmpi --allow-run-as-root --oversubscribe --hostfile $f" \
+           "--mca plm_rsh_agent $here/hosts-agent.sh --mca plm_rsh_no_tree_spawn 1" \
+           "--mca btl tcp,vader,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0" ;;
+    *) die "launcher: MPI '$mpi' is neither mpich nor openmpi" ;;
+  esac
+}
+
+case "${1:-}" in
+  up) shift; up "$@" ;;
+  down) down ;;
+  status) status ;;
+  exec) shift; exec_host "$@" ;;
+  counters) counters ;;
+  launcher) shift; launcher "$@" ;;
+  shared) echo "$SHARED" ;;
+  *) echo "usage: scripts/hosts.sh up N [--link RATE] [--mem SIZE] | down | status | exec HOST -- CMD... | counters | launcher MPI PPN [K] | shared" >&2; exit 2 ;;
+esac
