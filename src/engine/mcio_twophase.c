@@ -30,7 +30,6 @@
 #include <sys/mman.h>
 
 #include "mcio_engine.h"
-#include "mcio_splitmix64.h"
 #include "mcio_sections.h"
 
 /* The collective buffer, page-aligned, and in transparent huge pages where the kernel offers
@@ -356,35 +355,6 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, list_bufs *b,
     return st;
 }
 
-/* The stripe that an operation's domains and rounds align on (mcio_fs_align_stripe): the
- * striping_unit hint, else a write's the file system's (GlusterFS's shards). */
-static int64_t raw_stripe(mcio_file fh, int write)
-{
-    return mcio_fs_align_stripe(&fh->fs, fh->hints.striping_unit, write);
-}
-
-/* The planning parameters: the hints', aligned as a pipeline of depth needs
- * (mcio_pipeline_unit). */
-static mcio_planner_params plan_params(mcio_file fh, int write, int depth)
-{
-    mcio_planner_params pp = mcio_hints_planner_params(&fh->hints, write);
-    pp.stripe = mcio_pipeline_unit(depth, raw_stripe(fh, write), fh->fs_block);
-    return pp;
-}
-
-/* Cut the collective buffers into sub-buffers (a depth > 1) of the size
- * mcio_pipeline_subbuffer gives. */
-static int subdivide(mcio_file fh, struct mcio_plan_s *p, int write)
-{
-    int64_t stripe = raw_stripe(fh, write);
-    int64_t unit = mcio_pipeline_unit(p->depth, stripe, fh->fs_block);
-    int64_t sub = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, stripe, unit);
-    p->slots = malloc(((size_t)p->fd.ndomains + 1) * sizeof(int));
-    if (!p->slots)
-        return MCIO_ERR_NOMEM;
-    return mcio_fdplan_subdivide(&p->fd, sub, p->depth, unit, p->slots);
-}
-
 /* Scratch for one round: runs, datatype arrays, requests. Sized once, so rounds never allocate. */
 static int alloc_round_scratch(struct mcio_plan_s *p)
 {
@@ -431,103 +401,6 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
                : MCIO_SUCCESS;
 }
 
-/* A node's memory to 1/16: its top five significant bits (-1: no limit). */
-static int64_t memory_bucket(int64_t v)
-{
-    if (v == INT64_MAX || v < 0)
-        return -1;
-    int top = 63;
-    while (top > 0 && !(v >> top & 1))
-        top--;
-    return top > 4 ? v & ~((INT64_C(1) << (top - 4)) - 1) : v;
-}
-
-/* A word into a key (choice_key, memory_key): splitmix64's finalizer over h ^ w, a word at a
- * time, as the keys read every rank's record every call. */
-static uint64_t key_word(uint64_t h, int64_t w)
-{
-    uint64_t s = h ^ (uint64_t)w;
-    return splitmix64(&s);
-}
-
-/* The key of what the cost model's choice depends on and a call may change: the summaries,
- * the extents and own access's calls per rank and each node's memory to 1/16 (it moves by
- * pages from call to call; mcio_cost_replan checks a choice taken again against the exact
- * figures). The rest of its inputs (hints, cost table, machine) change only with
- * mcio_file_set_hints, which forgets the choices. Every rank computes it from the same
- * allgathered inputs: the same key everywhere. */
-static uint64_t choice_key(const mcio_file fh)
-{
-    uint64_t h = 0;
-    const int64_t *extents = fh->machine.rank_extents;
-    for (int r = 0; r < fh->nprocs; r++) {
-        const mcio_rank_record *s = &fh->summaries[r];
-        h = key_word(key_word(key_word(h, s->start), s->end), s->bytes);
-        h = key_word(key_word(h, extents ? extents[r] : -1), s->calls);
-    }
-    for (int j = 0; fh->node_budget && j < fh->machine.nnodes; j++)
-        h = key_word(h, memory_bucket(fh->node_budget[j]));
-    return h;
-}
-
-/* An earlier call's choice for inputs with this key, planned again for this call (p->chose
- * 2); 0 when there is none, or it no longer fits the nodes' memory (nothing is kept then). */
-static int chosen_again(mcio_file fh, struct mcio_plan_s *p, const mcio_cost_inputs *in,
-                        uint64_t key)
-{
-    int w = in->write != 0;
-    if (!fh->chosen[w].valid || fh->chosen[w].key != key)
-        return 0;
-    p->choice = fh->chosen[w].choice;
-    int st = mcio_cost_replan(in, &p->choice.best, &p->fd, &p->slots);
-    if (st == MCIO_SUCCESS && p->choice.best.fits)
-        return 1;
-    mcio_fdplan_free(&p->fd);
-    free(p->slots);
-    p->slots = NULL;
-    return 0;
-}
-
-/* Strategy auto: the cost model's choice (mcio_costmodel.h) for this call, pure and the same on
- * every rank; then the plan it names. A call whose inputs are those of the operation's last
- * call takes its choice again without deciding (deciding plans every candidate: 0.1-1 ms at 8
- * ranks, seconds at 100,000). Sets p->own_access and p->depth. */
-static int plan_chosen(mcio_file fh, struct mcio_plan_s *p, const mcio_topology *topo,
-                       const mcio_summary *sum, int write)
-{
-    int64_t stripe = raw_stripe(fh, write), unit = mcio_pipeline_unit(2, stripe, fh->fs_block);
-    mcio_cost_inputs in = {.topo = topo,
-                           .sum = sum,
-                           .write = write,
-                           .params = plan_params(fh, write, 1),
-                           .depth = fh->hints.pipeline_depth,
-                           .subbuffer = mcio_pipeline_subbuffer(fh->hints.subbuffer_size, stripe,
-                                                                unit),
-                           .unit = unit,
-                           .fixed = fh->cost_fixed[write != 0],
-                           .sync = write && mcio_file_write_sync(fh),
-                           .cost = &fh->cost};
-    uint64_t key = choice_key(fh);
-    p->chose = chosen_again(fh, p, &in, key) ? 2 : 1;
-    if (p->chose == 1) {
-        /* The chosen plan is the one its prediction walked, already subdivided for a
-         * pipeline. */
-        int st = mcio_cost_decide_plan(&in, &p->choice, &p->fd, &p->slots);
-        fh->chosen[write != 0].valid = st == MCIO_SUCCESS;
-        if (st != MCIO_SUCCESS)
-            return st;
-        fh->chosen[write != 0].key = key;
-        fh->chosen[write != 0].choice = p->choice;
-    }
-    const mcio_cost_config *c = &p->choice.best;
-    if (c->independent) {
-        p->own_access = 1;
-        return mcio_planner_own(fh->nprocs, sum, &p->fd);
-    }
-    p->depth = c->depth;
-    return MCIO_SUCCESS;
-}
-
 mcio_summary *mcio_engine_summaries(const mcio_file fh)
 {
     mcio_summary *sum = malloc(((size_t)fh->nprocs + 1) * sizeof *sum);
@@ -545,11 +418,41 @@ int64_t *mcio_engine_rank_calls(const mcio_file fh)
     return calls;
 }
 
-/* Phase 2, pure: the summaries into a plan (or, with romio_cb_* disable, the own-access
- * plan), the same on every rank. With strategy auto, the cost model chooses how. */
+/* The machine and the nodes' memory now, as the planner sees them; calls: the ranks'
+ * own-access calls (mcio_engine_rank_calls), or NULL. */
+static mcio_topology call_topology(const mcio_file fh, const int64_t *calls)
+{
+    return (mcio_topology){.nprocs = fh->nprocs,
+                           .nnodes = fh->machine.nnodes,
+                           .node_of_rank = fh->machine.node_of_rank,
+                           .socket_of_rank = fh->machine.socket_of_rank,
+                           .sockets_per_node = fh->machine.sockets_per_node,
+                           .net = &fh->machine.net,
+                           .node_mem = fh->node_budget,
+                           .rank_extents = fh->machine.rank_extents,
+                           .rank_calls = calls};
+}
+
+/* *key = the key of the gathered records' inputs to a choice (mcio_decide_key); 0 without
+ * the memory to compute it. */
+static int choice_key(const mcio_file fh, uint64_t *key)
+{
+    mcio_summary *sum = mcio_engine_summaries(fh);
+    int64_t *calls = mcio_engine_rank_calls(fh);
+    mcio_topology topo = call_topology(fh, calls);
+    int ok = sum && calls;
+    if (ok)
+        *key = mcio_decide_key(&topo, sum);
+    free(sum);
+    free(calls);
+    return ok;
+}
+
+/* Phase 2, pure: the gathered records, the machine, the hints, the file system's costs and the
+ * operation's last choice into the call's plan (mcio_decide), the same on every rank. */
 static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
 {
-    int choose = fh->hints.strategy == MCIO_STRATEGY_AUTO;
+    int w = write != 0, choose = fh->hints.strategy == MCIO_STRATEGY_AUTO;
     mcio_summary *sum = mcio_engine_summaries(fh);
     int64_t *calls = choose ? mcio_engine_rank_calls(fh) : NULL;
     if (!sum || (choose && !calls)) {
@@ -557,26 +460,27 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
         free(calls);
         return MCIO_ERR_NOMEM;
     }
-    mcio_topology topo = {.nprocs = fh->nprocs,
-                          .nnodes = fh->machine.nnodes,
-                          .node_of_rank = fh->machine.node_of_rank,
-                          .socket_of_rank = fh->machine.socket_of_rank,
-                          .sockets_per_node = fh->machine.sockets_per_node,
-                          .net = &fh->machine.net,
-                          .node_mem = fh->node_budget,
-                          .rank_extents = fh->machine.rank_extents,
-                          .rank_calls = calls};
-    p->depth = fh->hints.pipeline_depth;
-    p->own_access = (write ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
-    int st;
-    if (choose)
-        st = plan_chosen(fh, p, &topo, sum, write);
-    else
-        st = p->own_access ? mcio_planner_own(fh->nprocs, sum, &p->fd)
-                           : mcio_planner_make(mcio_planner_at(fh->hints.strategy), &topo, sum,
-                                            plan_params(fh, write, p->depth), &p->fd);
-    for (int r = 0; r < fh->nprocs; r++)
-        p->total_bytes += sum[r].bytes;
+    mcio_topology topo = call_topology(fh, calls);
+    int64_t stripe = mcio_fs_align_stripe(&fh->fs, fh->hints.striping_unit, write);
+    mcio_decide_inputs in = {.topo = &topo,
+                             .sum = sum,
+                             .hints = mcio_hints_decide(&fh->hints, write, stripe),
+                             .cost = &fh->cost,
+                             .write = write,
+                             .sync = write && mcio_file_write_sync(fh),
+                             .fs_block = fh->fs_block};
+    in.hints.fixed = fh->cost_fixed[w]; /* the same, taken when the hints were */
+    mcio_decision d;
+    int st = mcio_decide(&in, &fh->chosen[w], &d);
+    fh->chosen[w] = d.memo;
+    p->fd = d.fd;
+    p->slots = d.slots;
+    p->own_access = d.own_access;
+    p->depth = d.depth;
+    p->cb_rounds = d.cb_rounds;
+    p->chose = d.chose;
+    p->choice = d.choice;
+    p->total_bytes = d.total_bytes;
     free(sum);
     free(calls);
     return st;
@@ -640,6 +544,7 @@ static int plan_domains_once(mcio_file fh, struct mcio_plan_s *p, int write)
     if (e && e->planned) {
         p->own_access = e->own_access;
         p->depth = e->depth;
+        p->cb_rounds = e->cb_rounds;
         p->chose = e->chose;
         p->choice = e->choice;
         p->total_bytes = e->total_bytes;
@@ -666,6 +571,7 @@ static int plan_domains_once(mcio_file fh, struct mcio_plan_s *p, int write)
     e->plan_status = st;
     e->own_access = p->own_access;
     e->depth = p->depth;
+    e->cb_rounds = p->cb_rounds;
     e->chose = p->chose;
     e->choice = p->choice;
     e->total_bytes = p->total_bytes;
@@ -700,15 +606,11 @@ static int stats_model_once(mcio_file fh, struct mcio_plan_s *p, int write)
 #endif
 }
 
-/* Still phase 2, local: sub-buffers, this rank's pieces cut by domain and round, the list
+/* Still phase 2, local: this rank's pieces cut by domain and round, the list
  * buffers, and which domain this rank aggregates. */
-static int schedule_mine(mcio_file fh, struct mcio_plan_s *p, int write, list_bufs *lb)
+static int schedule_mine(mcio_file fh, struct mcio_plan_s *p, list_bufs *lb)
 {
-    int st = MCIO_SUCCESS;
-    if (p->depth > 1 && !p->slots) /* the cost model's plan comes subdivided */
-        st = subdivide(fh, p, write);
-    if (st == MCIO_SUCCESS)
-        st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
+    int st = mcio_schedule_rank(&p->fd, p->ext, p->next, &p->send);
     for (int d = 0; st == MCIO_SUCCESS && d < p->fd.ndomains; d++)
         if (p->fd.agg_rank[d] == fh->rank)
             p->my_domain = d;
@@ -791,7 +693,7 @@ static uint64_t memory_key(const mcio_file fh)
     uint64_t h = 0;
     for (int r = 0; r < fh->nprocs; r++)
         for (int k = 0; k < MCIO_PROBE_FIELDS; k++)
-            h = key_word(h, fh->summaries[r].mem[k]);
+            h = mcio_key_word(h, fh->summaries[r].mem[k]);
     return h;
 }
 
@@ -848,10 +750,9 @@ int mcio_engine_plan(mcio_file fh, int64_t count, const int64_t *off, const int6
     /* 2. Planning: pure, the same on every rank; then this rank's schedule. An own-access plan
      * has no domains to schedule, no lists and no buffers. */
     st = fail_planning > 0 ? (fail_planning--, MCIO_ERR_NOMEM) : plan_domains_once(fh, p, write);
-    p->cb_rounds = p->fd.max_rounds;
     int aggregate = !p->own_access;
     if (aggregate && st == MCIO_SUCCESS)
-        st = schedule_mine(fh, p, write, &lb);
+        st = schedule_mine(fh, p, &lb);
     if (st == MCIO_SUCCESS)
         st = stats_model_once(fh, p, write); /* the memory model of the plan as it will run */
     if (st == MCIO_ERR_ARG)
@@ -1022,7 +923,7 @@ static void bytes_first_plan(mcio_file fh, struct mcio_plan_s *p)
  * status: one collective, which agrees on the outcome as the final agreement did (the lowest
  * failing rank's error and detail, on every rank). The records then tell whether the
  * operation's next call may do the same: under strategy auto, while their key is the one the
- * choice was made from (the summaries, the extents, the nodes' memory to 1/16: choice_key);
+ * choice was made from (the summaries, the extents, the nodes' memory to 1/16: mcio_decide_key);
  * the choice itself is left as it was, so that no rank's local failure can make the ranks'
  * next calls differ. Where the inputs changed, the next call gathers first and decides. A bad
  * argument on one rank still fails the call on every rank, naming it; the other ranks' reads
@@ -1052,8 +953,9 @@ int mcio_engine_bytes_first(mcio_file fh, int write, int64_t count, const int64_
     st = gather_records(fh, &p, st, NULL, detail);
     if (st == MCIO_SUCCESS) {
         combine_memory(fh, "", w);
-        fh->bytes_first[w] =
-            fh->hints.strategy != MCIO_STRATEGY_AUTO || choice_key(fh) == fh->chosen[w].key;
+        uint64_t key;
+        fh->bytes_first[w] = fh->hints.strategy != MCIO_STRATEGY_AUTO ||
+                             (choice_key(fh, &key) && key == fh->chosen[w].key);
     } else {
         fh->bytes_first[w] = 0;
     }
