@@ -69,7 +69,8 @@ mcio_cost_inputs mcio_decide_cost_inputs(const mcio_decide_inputs *in)
                               .unit = unit,
                               .fixed = in->hints.fixed,
                               .sync = in->sync,
-                              .cost = in->cost};
+                              .cost = in->cost,
+                              .planners = in->planners};
 }
 
 /* prev's choice, planned again for this call (out->chose 2); 0 when there is none for these
@@ -145,7 +146,7 @@ int mcio_decide(const mcio_decide_inputs *in, const mcio_chosen *prev, mcio_deci
     else if (out->own_access)
         st = mcio_planner_own(n, in->sum, &out->fd);
     else
-        st = mcio_planner_make(mcio_planner_at(h->strategy), in->topo, in->sum,
+        st = mcio_planner_make(mcio_planner_row(in->planners, h->strategy), in->topo, in->sum,
                                plan_params(in, out->depth), &out->fd);
     out->cb_rounds = out->fd.max_rounds;
     if (st == MCIO_SUCCESS && !out->own_access && out->depth > 1 && !out->slots)

@@ -11,6 +11,10 @@
 #include "mcio_costmodel.h"
 #include "mcio_planner.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The hints one operation is decided with, typed (mcio_hints_decide builds it from the file's
  * hints: the planner layer cannot read them itself). */
 typedef struct mcio_decide_hints {
@@ -32,6 +36,8 @@ typedef struct mcio_decide_inputs {
     int sync;                    /* a write that ends with a sync on every rank */
     int64_t fs_block;            /* the file system's block: a pipeline's alignment without a
                                     stripe (mcio_pipeline_unit) */
+    const mcio_planner_table *planners; /* the strategies (hints.strategy indexes it) and auto's
+                                           candidates; NULL: the library's (mcio_planners) */
 } mcio_decide_inputs;
 
 /* An operation's last choice of the cost model and the key of the inputs it was made from: a
@@ -83,4 +89,7 @@ uint64_t mcio_decide_key(const mcio_topology *topo, const mcio_summary *sum);
 /* One word into a key: splitmix64's finalizer over h ^ w. */
 uint64_t mcio_key_word(uint64_t h, int64_t w);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
