@@ -437,8 +437,9 @@ static int job_decide(job *j, mcio_decision *d)
                           .rank_extents = j->ext, .rank_calls = j->calls};
     int write = !j->o.read;
     mcio_decide_inputs in = {
-        .topo = &topo, .sum = j->sum, .hints = mcio_hints_decide(&j->o.hints, write,
-                                                                  j->params.stripe),
+        .topo = &topo, .sum = j->sum,
+        .hints = mcio_hints_decide(&j->o.hints, write, j->params.stripe,
+                                   mcio_hints_cost_fixed(&j->o.hints, write)),
         .cost = &j->cost, .write = write,
         .sync = write && mcio_hints_write_sync(&j->o.hints, j->o.fs.defers_errors),
         .fs_block = 4096};

@@ -93,12 +93,12 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
     int64_t stripe = mcio_fs_align_stripe(&fh->fs, fh->hints.striping_unit, write);
     mcio_decide_inputs in = {.topo = &topo,
                              .sum = sum,
-                             .hints = mcio_hints_decide(&fh->hints, write, stripe),
+                             .hints = mcio_hints_decide(&fh->hints, write, stripe,
+                                                        fh->cost_fixed[w]),
                              .cost = &fh->cost,
                              .write = write,
                              .sync = write && mcio_file_write_sync(fh),
                              .fs_block = fh->fs_block};
-    in.hints.fixed = fh->cost_fixed[w]; /* the same, taken when the hints were */
     mcio_decision d;
     int st = mcio_decide(&in, &fh->chosen[w], &d);
     fh->chosen[w] = d.memo;

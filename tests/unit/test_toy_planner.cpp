@@ -75,9 +75,9 @@ struct Job {
         mcio_hints h = mcio_hints_default();
         h.cb_write = MCIO_CB_ENABLE; /* aggregated candidates only: the toy against romio */
         in = mcio_decide_inputs{.topo = &topo, .sum = sum.data(),
-                                .hints = mcio_hints_decide(&h, 1, 0), .cost = &cost, .write = 1,
+                                .hints = mcio_hints_decide(&h, 1, 0, MCIO_COST_FIX_CB),
+                                .cost = &cost, .write = 1,
                                 .sync = 0, .fs_block = 4096, .planners = planners};
-        in.hints.fixed = MCIO_COST_FIX_CB;
     }
 };
 
