@@ -458,9 +458,39 @@ def table(doc):
     return rows
 
 
+def natives_table(doc):
+    """One row per site and workload: mcio's default against every native of the site, writes
+    and reads, as MiB/s medians over the repetitions and the default's ratio to each native
+    (as the report's default/native: mcio's default run in that native's process where it
+    was, "default-on-IO", and the ratio taken within each process where they ran side by
+    side)."""
+    med = medians(doc)[0]
+    print("| site | workload | op | mcio default MiB/s | " + " | ".join(
+        "native MiB/s (mcio / native)" for _ in range(2)) + " |")
+    print("|---|---|---|---|---|---|")
+    for site, conf in doc["sites"].items():
+        for pat in doc["patterns"]:
+            for op in ("write", "read"):
+                if (site, pat, "default", op) not in med:
+                    continue
+                by = by_rep(doc, site, pat, op)
+                cells = []
+                for io in conf["natives"]:
+                    k = (site, pat, "native-" + io, op)
+                    mine = "default-on-" + io if "default-on-" + io in by else "default"
+                    r = ratio(doc, by, mine, "native-" + io)
+                    cells.append("%s %.0f (%.2f)" % (io, med[k], r) if k in med and r else "-")
+                cells += ["-"] * (2 - len(cells))
+                print("| %s | %s | %s | %.0f | %s |" % (site, pat, op, med[(site, pat, "default",
+                                                                             op)], " | ".join(cells)))
+
+
 def report(args):
     with open(args.json) as f:
         doc = json.load(f)
+    if args.natives:
+        natives_table(doc)
+        return
     rows = table(doc)
     print("| site | workload | op | default's choice | default MiB/s [q1-q3] | best own (config) "
           "[q1-q3] | as good (median within the best's q1-q3) | default/best own | default/fit | "
@@ -634,6 +664,8 @@ def main():
     p = sub.add_parser("report", help="table and figure from a run's JSON")
     p.add_argument("json")
     p.add_argument("--png")
+    p.add_argument("--natives", action="store_true",
+                   help="only mcio's default against every native, per site and workload")
     args = ap.parse_args()
     if args.cmd == "run":
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

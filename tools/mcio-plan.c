@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "mcio_costmodel.h"
+#include "mcio_decide.h"
 #include "mcio_fs.h"
 #include "mcio_hints.h"
 #include "mcio_memory.h"
@@ -254,6 +255,7 @@ typedef struct job {
     mcio_cost_table cost;    /* --costs, or the defaults of the file system's kind */
     mcio_cost_choice choice; /* what the default strategy (auto) would run */
     int chose;               /* the cost model could price the job */
+    int decided;             /* strategy auto: job_plan took the plan from mcio_decide */
     mcio_cost_config seen[MAX_SEEN]; /* the candidates it predicted, in the order tried */
 } job;
 
@@ -376,12 +378,11 @@ static void count_rank(const pattern *p, const pattern_args *a, int r, int n, co
     free(ext);
 }
 
-/* The cost model's choice for the job, as the engine makes it with strategy auto (the engine
- * also knows which hints the user set: here, those given with --hint). 0, or the exit status. */
-static int job_choose(job *j)
+/* The cost model's figures (--costs, or the defaults of the file system's kind) and each
+ * rank's extents and own-access calls, as the engine has them when it decides. 0, or the exit
+ * status after a message. */
+static int job_costs(job *j)
 {
-    if (j->o.no_choice)
-        return 0;
     j->cost = mcio_cost_defaults(j->o.fs.remote);
     if (j->o.costs) {
         char text[4096];
@@ -422,20 +423,49 @@ static int job_choose(job *j)
         free(c.len);
         free(c.mem);
     }
+    return 0;
+}
+
+/* The decision of strategy auto for the job: mcio_decide, the function the engine calls (it
+ * also knows which hints the user set: here, those given with --hint), with no earlier call's
+ * choice; with --candidates or --json also every candidate the cost model predicted. The
+ * caller frees *d. Returns mcio_decide's status. */
+static int job_decide(job *j, mcio_decision *d)
+{
     mcio_topology topo = {.nprocs = j->n, .nnodes = j->nn, .node_of_rank = j->node,
                           .socket_of_rank = j->sock, .sockets_per_node = 1, .node_mem = j->mem,
                           .rank_extents = j->ext, .rank_calls = j->calls};
-    const mcio_hints *h = &j->o.hints;
-    int64_t stripe = j->params.stripe, unit = mcio_pipeline_unit(2, stripe, 4096);
-    mcio_cost_inputs in = {
-        .topo = &topo, .sum = j->sum, .write = !j->o.read,
-        .params = mcio_hints_planner_params(h, !j->o.read), .depth = h->pipeline_depth,
-        .subbuffer = mcio_pipeline_subbuffer(h->subbuffer_size, stripe, unit), .unit = unit,
-        .fixed = mcio_hints_cost_fixed(h, !j->o.read),
-        .sync = !j->o.read && mcio_hints_write_sync(h, j->o.fs.defers_errors),
-        .cost = &j->cost};
-    in.params.stripe = stripe;
-    j->chose = mcio_cost_decide_seen(&in, &j->choice, j->seen, MAX_SEEN) == MCIO_SUCCESS;
+    int write = !j->o.read;
+    mcio_decide_inputs in = {
+        .topo = &topo, .sum = j->sum,
+        .hints = mcio_hints_decide(&j->o.hints, write, j->params.stripe,
+                                   mcio_hints_cost_fixed(&j->o.hints, write)),
+        .cost = &j->cost, .write = write,
+        .sync = write && mcio_hints_write_sync(&j->o.hints, j->o.fs.defers_errors),
+        .fs_block = 4096};
+    in.hints.strategy = MCIO_STRATEGY_AUTO;
+    int st = mcio_decide(&in, NULL, d);
+    j->chose = st == MCIO_SUCCESS;
+    j->choice = d->choice;
+    if (j->chose && (j->o.candidates || j->o.json)) {
+        mcio_cost_inputs ci = mcio_decide_cost_inputs(&in);
+        mcio_cost_choice again;
+        (void)mcio_cost_decide_seen(&ci, &again, j->seen, MAX_SEEN);
+    }
+    return st;
+}
+
+/* What the default strategy (auto) would do, when the plan was another strategy's. */
+static int job_choose(job *j)
+{
+    if (j->o.no_choice || j->decided)
+        return 0;
+    int rc = job_costs(j);
+    if (rc)
+        return rc;
+    mcio_decision d;
+    (void)job_decide(j, &d); /* a failure: no choice printed (j->chose) */
+    mcio_decision_free(&d);
     return 0;
 }
 
@@ -501,15 +531,27 @@ static int job_plan(job *j)
     j->params = mcio_hints_planner_params(&j->o.hints, !j->o.read);
     j->params.stripe = mcio_fs_align_stripe(&j->o.fs, j->params.stripe, !j->o.read);
     const mcio_planner *pl = mcio_planner_at(j->o.hints.strategy);
-    j->independent = mcio_planner_is_independent(pl, j->n, j->sum, j->params);
+    int rc = j->o.hints.strategy == MCIO_STRATEGY_AUTO ? job_costs(j) : 0;
+    if (rc)
+        return rc;
+    j->decided = j->o.hints.strategy == MCIO_STRATEGY_AUTO;
+    j->independent = !j->decided && mcio_planner_is_independent(pl, j->n, j->sum, j->params);
     j->memory = !j->independent && j->o.hints.strategy == MCIO_STRATEGY_MEMORY;
     /* Wall and CPU time: on a shared host the wall time says more about the neighbours. */
     struct timespec t0, t1, c0, c1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-    int rc = j->independent ? mcio_planner_independent(j->n, j->sum, j->params, &j->plan)
+    if (j->decided) { /* the engine's own decision: the plan it would run */
+        mcio_decision d;
+        rc = job_decide(j, &d);
+        j->plan = d.fd;
+        j->independent = d.own_access;
+        free(d.slots);
+    } else {
+        rc = j->independent ? mcio_planner_independent(j->n, j->sum, j->params, &j->plan)
              : j->memory    ? mcio_planner_memory(&topo, j->sum, j->params, &j->plan, &j->d)
                             : pl->plan(&topo, j->sum, j->params, &j->plan);
+    }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     j->secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);

@@ -10,6 +10,7 @@
 
 #include "mcio.h"
 #include "mcio_costmodel.h"
+#include "mcio_decide.h"
 #include "mcio_fsinfo.h"
 #include "mcio_hints.h"
 #include "mcio_io.h"
@@ -97,13 +98,6 @@ void mcio_node_gather_run(const mcio_node_gather *g, const mcio_machine *m, cons
 int64_t mcio_node_gather_sent(const mcio_node_gather *g, const mcio_machine *m);
 int64_t mcio_node_gather_received(const mcio_node_gather *g, const mcio_machine *m);
 
-/* An operation's last choice of the cost model and the key of the inputs it was made from
- * (mcio_file_s.chosen). */
-typedef struct mcio_chosen {
-    int valid;
-    uint64_t key;
-    mcio_cost_choice choice;
-} mcio_chosen;
 
 #ifdef MCIO_SIMULATE
 /*
@@ -124,7 +118,7 @@ typedef struct mcio_shared_plan {
     int plan_status, model_status;
     mcio_fdplan fd;       /* plan_domains' results */
     int *slots;
-    int own_access, depth, chose;
+    int own_access, depth, cb_rounds, chose;
     int64_t total_bytes;
     mcio_cost_choice choice;
     mcio_chosen chosen;   /* the file's choice for the operation after planning (strategy auto) */

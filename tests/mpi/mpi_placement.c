@@ -22,7 +22,7 @@
  */
 #include "mcio_test.h"
 #include "mcio_placement.h"
-#include "engine/mcio_place_minloc.h"
+#include "mcio_place_minloc.h"
 
 static const char *mesh_text = "# 4 x 4 mesh, I/O node at the far corner\n"
                                "grid 4:mesh 4:mesh\n"

@@ -135,8 +135,18 @@ def main():
             if line in r.stdout:
                 print("FAIL: report %s has %r (a run without natives measured twice)" % (name, line))
                 sys.exit(1)
+    # the results page's per-native table (docs/performance.md): mcio's default in each
+    # native's process against it, every native of the site
+    r = subprocess.run([sys.executable, os.path.join(src, "tools", "mcio-oracle.py"), "report",
+                        "--natives", os.path.join(src, "docs", "figures", "oracle-26.json")],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    for line in ["| tmp | coll_perf | write | 1877 | romio321 730 (2.61) | ompio 231 (8.26) |",
+                 "| mpich | ior | read | 25973 | romio 4740 (5.03) | - |"]:
+        if r.returncode != 0 or line not in r.stdout:
+            print("FAIL: report --natives oracle-26.json lacks %r: %s" % (line, r.stdout[-500:]))
+            sys.exit(1)
     print("ok: both kinds of oracle runs report as docs/performance.md says; runs merge; "
-          "a run --alone plans and reports each configuration alone")
+          "a run --alone plans and reports each configuration alone; report --natives")
 
 
 if __name__ == "__main__":

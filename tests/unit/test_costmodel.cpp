@@ -42,7 +42,7 @@ struct Job {
         mcio_planner_params p = mcio_hints_planner_params(&h, write);
         in = mcio_cost_inputs{.topo = &topo, .sum = sum.data(), .write = write, .params = p,
                               .depth = 1, .subbuffer = MiB, .unit = 4096, .fixed = 0,
-                              .sync = 0, .cost = &cost};
+                              .sync = 0, .cost = &cost, .planners = nullptr};
     }
 };
 

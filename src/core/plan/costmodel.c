@@ -683,10 +683,10 @@ int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_f
     }
     if (c->depth > 1)
         pp.stripe = in->unit;
-    /* The memory strategy as the fit strategy plans it (memmodel.c): romio where it fits. */
-    return c->strategy == MCIO_STRATEGY_MEMORY
-               ? mcio_planner_auto(topo, in->sum, pp, fd)
-               : mcio_planner_at(MCIO_STRATEGY_ROMIO)->plan(topo, in->sum, pp, fd);
+    const mcio_planner *pl = mcio_planner_row(in->planners, c->strategy);
+    if (!pl)
+        return MCIO_ERR_ARG;
+    return (pl->cost_plan ? pl->cost_plan : pl->plan)(topo, in->sum, pp, fd);
 }
 
 /* Plan the aggregated configuration c as the engine runs it in *fd and *slots (subdivided for
@@ -709,7 +709,8 @@ static int plan_config(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdp
     /* The memory strategy keeps each node's buffers within what the node offers (the margin
      * and the metadata taken off, memmodel.c), but for its fallback: that is its fit, even
      * where the metadata alone would not leave room for any buffer. */
-    if (c->strategy == MCIO_STRATEGY_MEMORY && fd->memory_conscious && fd->fallbacks == 0)
+    const mcio_planner *pl = mcio_planner_row(in->planners, c->strategy);
+    if (pl && pl->keeps_node_memory && fd->memory_conscious && fd->fallbacks == 0)
         fits = 1;
     if (st == MCIO_SUCCESS)
         c->fits = fits;
@@ -805,6 +806,25 @@ done:
     return st;
 }
 
+/* The table's candidate rows at configuration c (aggregators, buffer, depth), in the table's
+ * order: each that is tried always, and one tried where the row before it does not fit. */
+static int consider_planners(const mcio_cost_inputs *in, mcio_cost_config c,
+                             mcio_cost_choice *out, kept_plan *keep, const seen_list *seen)
+{
+    mcio_planner_table lib = mcio_planners();
+    const mcio_planner_table *t = in->planners ? in->planners : &lib;
+    int st = MCIO_SUCCESS, before_unfit = 0;
+    for (int s = 0; st == MCIO_SUCCESS && s < t->n; s++) {
+        int kind = t->rows[s].candidate;
+        if (kind == MCIO_CANDIDATE_NO || (kind == MCIO_CANDIDATE_UNFIT && !before_unfit))
+            continue;
+        c.strategy = s;
+        st = consider(in, &c, out, keep, seen);
+        before_unfit = c.seconds >= 0 && !c.fits;
+    }
+    return st;
+}
+
 static int decide(const mcio_cost_inputs *in, mcio_cost_choice *out, kept_plan *keep,
                   const seen_list *seen)
 {
@@ -831,16 +851,10 @@ static int decide(const mcio_cost_inputs *in, mcio_cost_choice *out, kept_plan *
     for (int a = 0; try_agg && st == MCIO_SUCCESS && a < nper; a++)
         for (int b = 0; st == MCIO_SUCCESS && b < nbuf; b++)
             for (int k = 0; st == MCIO_SUCCESS && k < ndep; k++) {
-                mcio_cost_config c = {.strategy = MCIO_STRATEGY_ROMIO,
-                                      .aggs_per_node = nper == 1 ? 0 : per_node[a],
+                mcio_cost_config c = {.aggs_per_node = nper == 1 ? 0 : per_node[a],
                                       .buffer = buffers[b],
                                       .depth = ndep == 1 ? in->depth : depths[k]};
-                st = consider(in, &c, out, keep, seen);
-                /* The memory strategy is a different plan only where romio does not fit. */
-                if (st == MCIO_SUCCESS && c.seconds >= 0 && !c.fits) {
-                    c.strategy = MCIO_STRATEGY_MEMORY;
-                    st = consider(in, &c, out, keep, seen);
-                }
+                st = consider_planners(in, c, out, keep, seen);
             }
     /* Aggregation only where it is predicted clearly faster than independent access: within
      * the margin of it, the model's error decides (on this host's /tmp at 8 ranks the
@@ -914,8 +928,8 @@ void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len)
         b >>= 20, unit = "m";
     else if (b > 0 && b % 1024 == 0)
         b >>= 10, unit = "k";
-    snprintf(buf, len, "%s %s %" PRId64 "%s depth %d",
-             c->strategy == MCIO_STRATEGY_MEMORY ? "memory" : "romio", per, b, unit, c->depth);
+    const char *name = mcio_planner_name(c->strategy);
+    snprintf(buf, len, "%s %s %" PRId64 "%s depth %d", name ? name : "?", per, b, unit, c->depth);
 }
 
 /* --- the calibration cache's text --- */

@@ -101,6 +101,7 @@ typedef struct mcio_cost_inputs {
     int sync;                /* a write ends with a sync on every rank (mcio_write_sync): the
                                 ranks that wrote pay cost->sync */
     const mcio_cost_table *cost;
+    const mcio_planner_table *planners; /* the candidates' rows; NULL: the library's */
 } mcio_cost_inputs;
 
 /* The decision: the fastest candidate that fits, and the next fastest. */

@@ -177,7 +177,33 @@ typedef struct mcio_planner {
     /* The strategy keeps every node's collective buffers within its memory, which the
      * independent plan (a buffer for every rank with data) does not: always use the strategy. */
     int keeps_node_memory;
+    /* As a candidate of strategy auto: the cost model (costmodel.c) tries the table's rows in
+     * order for each number of aggregators per node, buffer and depth (enum mcio_candidate). */
+    int candidate;
+    /* How the cost model plans the candidate, when not with plan (NULL). */
+    int (*cost_plan)(const mcio_topology *topo, const mcio_summary *sum,
+                     mcio_planner_params params, mcio_fdplan *plan);
 } mcio_planner;
+
+enum mcio_candidate {
+    MCIO_CANDIDATE_NO = 0, /* not a candidate of strategy auto */
+    MCIO_CANDIDATE_ALWAYS, /* tried at every configuration */
+    MCIO_CANDIDATE_UNFIT   /* tried where the row before it was priced and does not fit the
+                              nodes' memory: a different plan only there (the memory strategy) */
+};
+
+/* The planners: a table of rows indexed by enum mcio_strategy (and beyond, for rows of one's
+ * own: a new planner is a function and a row). */
+typedef struct mcio_planner_table {
+    const mcio_planner *rows;
+    int n;
+} mcio_planner_table;
+
+/* The library's table (planners.c). */
+mcio_planner_table mcio_planners(void);
+
+/* Row s of table t (NULL: the library's), or NULL past the last. */
+const mcio_planner *mcio_planner_row(const mcio_planner_table *t, int s);
 
 /* The strategy called name, or NULL. */
 const mcio_planner *mcio_planner_find(const char *name);

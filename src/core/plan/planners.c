@@ -1,6 +1,7 @@
 /*
  * The planning strategies, by name. A new strategy is a new file with a function of the
- * mcio_planner signature and one line in this table.
+ * mcio_planner signature and one row in this table; the row says whether strategy auto's cost
+ * model weighs it (candidate), and nothing else needs to know it.
  */
 #include <string.h>
 
@@ -25,8 +26,11 @@ static int plan_memory(const mcio_topology *topo, const mcio_summary *sum,
 
 /* In enum mcio_strategy order. */
 static const mcio_planner planners[] = {
-    [MCIO_STRATEGY_ROMIO] = {.name = "romio", .plan = plan_romio},
-    [MCIO_STRATEGY_MEMORY] = {.name = "memory", .plan = plan_memory, .keeps_node_memory = 1},
+    [MCIO_STRATEGY_ROMIO] = {.name = "romio", .plan = plan_romio,
+                             .candidate = MCIO_CANDIDATE_ALWAYS},
+    /* As a candidate, planned as the fit strategy plans it: romio where it fits. */
+    [MCIO_STRATEGY_MEMORY] = {.name = "memory", .plan = plan_memory, .keeps_node_memory = 1,
+                              .candidate = MCIO_CANDIDATE_UNFIT, .cost_plan = mcio_planner_auto},
     /* The default: the engine asks the cost model (costmodel.c) which configuration to run
      * and plans with romio or fit; as a planner on its own (mcio-plan), auto plans as fit. */
     [MCIO_STRATEGY_AUTO] = {.name = "auto", .plan = mcio_planner_auto, .keeps_node_memory = 1},
@@ -60,10 +64,23 @@ int mcio_planner_make(const mcio_planner *pl, const mcio_topology *topo, const m
 
 const mcio_planner *mcio_planner_at(int s)
 {
-    return s >= 0 && (size_t)s < sizeof planners / sizeof planners[0] ? &planners[s] : NULL;
+    return mcio_planner_row(NULL, s);
 }
 
 const char *mcio_planner_name(int i)
 {
     return i >= 0 && (size_t)i < sizeof planners / sizeof planners[0] ? planners[i].name : NULL;
+}
+
+mcio_planner_table mcio_planners(void)
+{
+    return (mcio_planner_table){planners, (int)(sizeof planners / sizeof planners[0])};
+}
+
+const mcio_planner *mcio_planner_row(const mcio_planner_table *t, int s)
+{
+    mcio_planner_table lib = mcio_planners();
+    if (!t)
+        t = &lib;
+    return s >= 0 && s < t->n ? &t->rows[s] : NULL;
 }

@@ -396,3 +396,15 @@ mcio_planner_params mcio_hints_planner_params(const mcio_hints *h, int write)
                               .memmin = h->memmin,
                               .memory_margin = h->memory_margin};
 }
+
+mcio_decide_hints mcio_hints_decide(const mcio_hints *h, int write, int64_t stripe,
+                                    unsigned fixed)
+{
+    mcio_decide_hints d = {.strategy = h->strategy,
+                           .params = mcio_hints_planner_params(h, write),
+                           .depth = h->pipeline_depth,
+                           .subbuffer = h->subbuffer_size,
+                           .fixed = fixed};
+    d.params.stripe = stripe;
+    return d;
+}

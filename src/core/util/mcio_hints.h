@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "mcio_decide.h"
 #include "mcio_planner.h"
 
 #ifdef __cplusplus
@@ -136,6 +137,12 @@ mcio_planner_params mcio_hints_planner_params(const mcio_hints *h, int write);
  * alone (enum mcio_cost_fixed): the hints set explicitly, and the pipeline depth under the rma
  * transport (it runs the pipelined executor). */
 unsigned mcio_hints_cost_fixed(const mcio_hints *h, int write);
+
+/* The hints a call of the operation is decided with (mcio_decide), stripe the one it aligns
+ * on (mcio_fs_align_stripe: the striping_unit hint, else a write's file system's), fixed what
+ * the user set (mcio_hints_cost_fixed: the engine keeps it from when the hints were set). */
+mcio_decide_hints mcio_hints_decide(const mcio_hints *h, int write, int64_t stripe,
+                                    unsigned fixed);
 
 /* Does each collective write end with a sync (mcio_write_sync; auto: where the file system
  * acknowledges writes before its servers have them, mcio_fsinfo.defers_errors; always when
