@@ -154,6 +154,9 @@ struct mcio_file_s {
     int can_read; /* the backend may read (read-modify-write of holes is possible) */
     char *path;
     mcio_hints hints;
+    MPI_Info given; /* the hints as the program set them, value strings as given (hints files,
+                       info at open, mcio_file_set_hints), later sources winning: what
+                       mcio_file_get_info reports for those keys */
     int io_inline; /* mcio_io_thread auto: the pipeline's file access learned to run inline,
                       without its I/O thread (mcio_pipeline.c) */
     mcio_machine machine;

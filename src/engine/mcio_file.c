@@ -1,8 +1,11 @@
 /*
  * Opening and closing files: hints, the machine description, the I/O backend.
  */
+#define _GNU_SOURCE /* open_memstream, fmemopen */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -10,8 +13,23 @@
 #include "mcio_engine.h"
 #include "mcio_fs.h"
 
-/* Apply the pairs of info over h; `where` names the source in messages. Local. */
-static int apply_info(MPI_Info info, mcio_hints *h, const char *where, char detail[MCIO_DETAIL_LEN])
+/* Record key = value in given, the hints as set: from the first source (ROMIO's file) only when
+ * the key is not there yet, as ROMIO takes a key's first line; from later sources always. */
+static void record_given(MPI_Info given, const char *key, const char *value, int first_wins)
+{
+    int len = 0, flag = 0;
+    if (given == MPI_INFO_NULL || strlen(key) > MPI_MAX_INFO_KEY || strlen(value) > MPI_MAX_INFO_VAL)
+        return;
+    if (first_wins)
+        PMPI_Info_get_valuelen(given, key, &len, &flag);
+    if (!flag)
+        PMPI_Info_set(given, key, value);
+}
+
+/* Apply the pairs of info over h, recording them in given; `where` names the source in
+ * messages. Local. */
+static int apply_info(MPI_Info info, mcio_hints *h, MPI_Info given, const char *where,
+                      char detail[MCIO_DETAIL_LEN])
 {
     if (info == MPI_INFO_NULL)
         return MCIO_SUCCESS;
@@ -27,25 +45,45 @@ static int apply_info(MPI_Info info, mcio_hints *h, const char *where, char deta
         int st = mcio_hints_set(h, key, value, where, detail);
         if (st != MCIO_SUCCESS)
             return st;
+        record_given(given, key, value, 0);
     }
     return MCIO_SUCCESS;
 }
 
-/* Apply the hints of the hints file named by environment variable var ("key value" lines),
- * when it is set and not empty. A file that cannot be opened is an error, except ROMIO's, which
- * ROMIO ignores then too. Local. */
-static int read_hints_file(const char *var, mcio_hints *h, char detail[MCIO_DETAIL_LEN])
+/* ROMIO's hints file as ROMIO reads it: once, at the process's first open, whatever
+ * ROMIO_HINTS says later (MPICH 4.0.2: a second open after setenv to another file still has
+ * the first file's hints), and a file that cannot be read is ignored. */
+static struct {
+    pthread_once_t once;
+    char *path, *text; /* NULL: none */
+    size_t len;
+} romio_file = {.once = PTHREAD_ONCE_INIT};
+
+static void romio_file_load(void)
 {
-    const char *path = getenv(var);
-    if (!path || !*path)
-        return MCIO_SUCCESS;
-    FILE *f = fopen(path, "r");
-    if (!f && strcmp(var, "ROMIO_HINTS") == 0)
-        return MCIO_SUCCESS;
-    if (!f) {
-        snprintf(detail, MCIO_DETAIL_LEN, "%s=%s: %s", var, path, strerror(errno));
-        return MCIO_ERR_HINT;
-    }
+    const char *path = getenv("ROMIO_HINTS");
+    FILE *f = path && *path ? fopen(path, "r") : NULL;
+    if (!f)
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    char chunk[4096];
+    size_t n;
+    while (m && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, n, m);
+    if (m && fclose(m) == 0 && !ferror(f) && (romio_file.path = strdup(path)))
+        romio_file.text = text, romio_file.len = len;
+    else
+        free(text);
+    fclose(f);
+}
+
+/* Apply the "key value" lines of hints file f (named path) over h, recording them in given;
+ * first_wins: a key's first line counts, as in ROMIO's file; else its last. Local. */
+static int apply_hints_lines(FILE *f, const char *path, int first_wins, mcio_hints *h,
+                             MPI_Info given, char detail[MCIO_DETAIL_LEN])
+{
     char *line = NULL, where[MCIO_DETAIL_LEN / 2];
     size_t cap = 0;
     int lineno = 0, st = MCIO_SUCCESS;
@@ -59,26 +97,49 @@ static int read_hints_file(const char *var, mcio_hints *h, char detail[MCIO_DETA
             snprintf(detail, MCIO_DETAIL_LEN, "%s: expected 'key value', got '%.80s'", where, line);
             st = MCIO_ERR_HINT;
         } else if (kind > 0) {
-            st = mcio_hints_set(h, key, value, where, detail);
+            int len = 0, seen = 0;
+            if (first_wins && strlen(key) <= MPI_MAX_INFO_KEY)
+                PMPI_Info_get_valuelen(given, key, &len, &seen);
+            if (!seen)
+                st = mcio_hints_set(h, key, value, where, detail);
+            if (st == MCIO_SUCCESS)
+                record_given(given, key, value, first_wins);
         }
     }
     free(line);
-    fclose(f);
     return st;
 }
 
-/* Apply the hints of ROMIO's hints file (ROMIO_HINTS, which ROMIO itself reads: the keys mcio
- * shares with ROMIO must take the values ROMIO applied), then MCIO_HINTS (mcio's own, more
- * specific), then those in info (which win over both, as in ROMIO). Local. */
-static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN])
+/* Apply the hints of ROMIO's hints file (ROMIO_HINTS, read once as ROMIO reads it: the keys
+ * mcio shares with ROMIO must take the values ROMIO applied), then of MCIO_HINTS (mcio's own,
+ * more specific, read at every open; a file that cannot be opened is an error), then those in
+ * info (which win over both, as in ROMIO); given (empty) records them. Local. */
+static int read_hints(MPI_Info info, mcio_hints *h, MPI_Info given, char detail[MCIO_DETAIL_LEN])
 {
     *h = mcio_hints_default();
-    int st = read_hints_file("ROMIO_HINTS", h, detail);
-    if (st == MCIO_SUCCESS)
-        st = read_hints_file("MCIO_HINTS", h, detail);
+    int st = MCIO_SUCCESS;
+    pthread_once(&romio_file.once, romio_file_load);
+    if (romio_file.text) {
+        FILE *f = fmemopen(romio_file.text, romio_file.len, "r");
+        st = f ? apply_hints_lines(f, romio_file.path, 1, h, given, detail) : MCIO_ERR_NOMEM;
+        if (f)
+            fclose(f);
+        else
+            snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
+    }
+    const char *path = getenv("MCIO_HINTS");
+    if (st == MCIO_SUCCESS && path && *path) {
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            snprintf(detail, MCIO_DETAIL_LEN, "MCIO_HINTS=%s: %s", path, strerror(errno));
+            return MCIO_ERR_HINT;
+        }
+        st = apply_hints_lines(f, path, 0, h, given, detail);
+        fclose(f);
+    }
     if (st != MCIO_SUCCESS)
         return st;
-    return apply_info(info, h, "MPI_Info", detail);
+    return apply_info(info, h, given, "MPI_Info", detail);
 }
 
 /* Collective: the file system's block size, the alignment unit of sub-buffers when no stripe
@@ -136,6 +197,8 @@ static void file_free(mcio_file f)
     if (!f)
         return;
     mcio_io_posix_local_close(f->local);
+    if (f->given != MPI_INFO_NULL)
+        PMPI_Info_free(&f->given);
     mcio_node_gather_free(&f->node_gather);
     mcio_machine_free(&f->machine);
     mcio_engine_cbuf_release(f);
@@ -300,6 +363,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         return mcio_error_set(st, detail);
     }
     f->comm = dup;
+    f->given = MPI_INFO_NULL;
     f->node_gather.node = f->node_gather.leaders = MPI_COMM_NULL;
     PMPI_Comm_rank(f->comm, &f->rank);
     PMPI_Comm_size(f->comm, &f->nprocs);
@@ -314,8 +378,10 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     if (st == MCIO_SUCCESS && (amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
         st = MCIO_ERR_ARG, snprintf(detail, sizeof detail,
                                      "amode: MPI_MODE_CREATE and MPI_MODE_EXCL need write access");
+    if (st == MCIO_SUCCESS && PMPI_Info_create(&f->given) != MPI_SUCCESS)
+        f->given = MPI_INFO_NULL, st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
     if (st == MCIO_SUCCESS)
-        st = read_hints(info, &f->hints, detail);
+        st = read_hints(info, &f->hints, f->given, detail);
     if (st == MCIO_SUCCESS && !(f->io = mcio_io_find(f->hints.io_backend))) {
         char known[128];
         mcio_io_names(known, sizeof known);
@@ -435,6 +501,15 @@ int mcio_file_get_info(mcio_file fh, MPI_Info *info)
     return mcio_error_set(MCIO_SUCCESS, NULL);
 }
 
+int mcio_file_get_given_info(mcio_file fh, MPI_Info *info)
+{
+    if (!fh || !info)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle or info is NULL");
+    if (PMPI_Info_dup(fh->given, info) != MPI_SUCCESS)
+        return mcio_error_set(MCIO_ERR_NOMEM, "out of memory for an MPI_Info");
+    return mcio_error_set(MCIO_SUCCESS, NULL);
+}
+
 /* The hints as "key=value\n" lines, in mcio_hints_get's order; the length, or -1 if cap is short. */
 static int hints_text(const mcio_hints *h, char *out, int cap)
 {
@@ -474,7 +549,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     if (!fh)
         return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
     mcio_hints h = fh->hints;
-    int st = apply_info(info, &h, "MPI_File_set_info", detail);
+    int st = apply_info(info, &h, MPI_INFO_NULL, "MPI_File_set_info", detail);
     if (st == MCIO_SUCCESS && strcmp(h.io_backend, fh->hints.io_backend) != 0)
         st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
                                      "hint mcio_io_backend: '%s' after open, but the file was "
@@ -509,6 +584,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
         goto fail;
     mcio_engine_bytes_first_stats(fh); /* of the hints it ran under */
     fh->hints = h;
+    (void)apply_info(info, &h, fh->given, "MPI_File_set_info", detail); /* checked above */
     fh->chosen[0].valid = fh->chosen[1].valid = 0; /* chosen under other hints */
     fh->bytes_first[0] = fh->bytes_first[1] = 0;
     node_budgets(fh);

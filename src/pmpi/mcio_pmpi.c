@@ -179,6 +179,23 @@ int mcio_pmpi_before_close(MPI_File fh)
     return MPI_SUCCESS;
 }
 
+/* Set info's pairs in into (later values win). Local. */
+static void info_merge(MPI_Info into, MPI_Info info)
+{
+    int n = 0;
+    if (info == MPI_INFO_NULL || into == MPI_INFO_NULL)
+        return;
+    PMPI_Info_get_nkeys(info, &n);
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        PMPI_Info_get_nthkey(info, i, key);
+        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+        if (flag)
+            PMPI_Info_set(into, key, value);
+    }
+}
+
 /* Merge info's pairs into the file's pending hints (later values win). Local. */
 static void pend_hints(pmpi_file *f, MPI_Info info)
 {
@@ -187,14 +204,7 @@ static void pend_hints(pmpi_file *f, MPI_Info info)
         return;
     if (f->pending == MPI_INFO_NULL && PMPI_Info_create(&f->pending) != MPI_SUCCESS)
         return;
-    for (int i = 0; i < n; i++) {
-        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-        int flag = 0;
-        PMPI_Info_get_nthkey(info, i, key);
-        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
-        if (flag)
-            PMPI_Info_set(f->pending, key, value);
-    }
+    info_merge(f->pending, info);
 }
 
 void mcio_pmpi_after_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
@@ -234,24 +244,24 @@ void mcio_pmpi_after_set_info(MPI_File fh, MPI_Info info)
     pend_hints(f, info);
 }
 
+/* The MPI library's answer, under the engine's hints in force and every key the program set,
+ * as it set it (the engine's record of its hints files and info, then the hints given after
+ * open that the next collective call hands the engine). What the engine's own handle was
+ * opened with never shows: info is the application's handle's. */
 void mcio_pmpi_after_get_info(MPI_File fh, MPI_Info info)
 {
     pmpi_file *f = lookup(fh);
     if (!f || in_layer || info == MPI_INFO_NULL)
         return;
     in_layer = 1;
-    MPI_Info mi;
+    MPI_Info mi, given;
     if (mcio_file_get_info(f->mf, &mi) == MCIO_SUCCESS) {
-        int n = 0;
-        PMPI_Info_get_nkeys(mi, &n);
-        for (int i = 0; i < n; i++) {
-            char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-            int flag = 0;
-            PMPI_Info_get_nthkey(mi, i, key);
-            PMPI_Info_get(mi, key, MPI_MAX_INFO_VAL, value, &flag);
-            if (flag)
-                PMPI_Info_set(info, key, value);
+        info_merge(info, mi);
+        if (mcio_file_get_given_info(f->mf, &given) == MCIO_SUCCESS) {
+            info_merge(info, given);
+            PMPI_Info_free(&given);
         }
+        info_merge(info, f->pending);
         if (!f->enabled)
             PMPI_Info_set(info, "mcio_enable", "false");
         PMPI_Info_free(&mi);
