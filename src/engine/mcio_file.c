@@ -142,26 +142,26 @@ static int read_hints(MPI_Info info, mcio_hints *h, MPI_Info given, char detail[
     return apply_info(info, h, given, "MPI_Info", detail);
 }
 
-/* Collective: the file system's block size, the alignment unit of sub-buffers when no stripe
- * size is given (rank 0 asks statvfs, as fstatfs would; 4096 when it cannot tell). */
-static int64_t fs_block_size(MPI_Comm comm, int rank, const char *path)
-{
-    int64_t b = 4096;
-    struct statvfs sv;
-    if (rank == 0 && statvfs(path, &sv) == 0 && sv.f_bsize > 0 && sv.f_bsize <= (1u << 30))
-        b = (int64_t)sv.f_bsize;
-    PMPI_Bcast(&b, 1, MPI_INT64_T, 0, comm);
-    return b;
-}
-
 /* Collective: what the file system is and how it stripes files (rank 0 probes, after the open,
  * so that the file exists), and what follows from it: the stripe that file domains align on when
- * the striping_unit hint does not say, and whether writes end with a sync. */
+ * the striping_unit hint does not say, and whether writes end with a sync; and its block size,
+ * the alignment unit of sub-buffers when no stripe size is given (statvfs, as fstatfs would;
+ * 4096 when it cannot tell). One broadcast for both. */
 static void probe_fs(mcio_file f, const char *path)
 {
-    if (f->rank == 0)
-        mcio_fs_probe(path, &f->fs);
-    PMPI_Bcast(&f->fs, (int)sizeof f->fs, MPI_BYTE, 0, f->comm);
+    struct {
+        mcio_fsinfo fs;
+        int64_t block;
+    } got = {.block = 4096};
+    struct statvfs sv;
+    if (f->rank == 0) {
+        mcio_fs_probe(path, &got.fs);
+        if (statvfs(path, &sv) == 0 && sv.f_bsize > 0 && sv.f_bsize <= (1u << 30))
+            got.block = (int64_t)sv.f_bsize;
+    }
+    PMPI_Bcast(&got, (int)sizeof got, MPI_BYTE, 0, f->comm);
+    f->fs = got.fs;
+    f->fs_block = got.block;
 }
 
 /* Each rank's own descriptor, for reads and writes where the file system is the node's own
@@ -205,6 +205,8 @@ static void file_free(mcio_file f)
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
     free(f->path);
+    if (f->stats_out)
+        fclose(f->stats_out);
     free(f->stats_path);
     free(f->stats_gathered);
     free(f->stats_aggs);
@@ -395,13 +397,14 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         (!(f->stats_path = strdup(getenv("MCIO_STATS"))) ||
          !(f->stats_gathered = malloc(((size_t)f->nprocs + 1) * sizeof(int64_t)))))
         st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
-    /* Rank 0's MCIO_STATS decides for all: the statistics gather a count from every rank. */
-    f->stats_on = f->stats_path != NULL;
-    PMPI_Bcast(&f->stats_on, 1, MPI_INT, 0, f->comm);
-    st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
+    /* Rank 0's MCIO_STATS decides for all (the statistics gather a count from every rank): the
+     * others' 0 under its 1 in the agreement's maximum. */
+    int64_t stats_on = f->stats_path != NULL;
+    st = mcio_engine_agree(f->comm, st, detail, &stats_on, 1);
+    f->stats_on = (int)stats_on;
     if (st != MCIO_SUCCESS)
         goto fail;
-    st = mcio_machine_detect(f->comm, &f->machine, detail); /* agreed inside */
+    st = mcio_machine_detect_kept(f->comm, comm, &f->machine, detail); /* agreed inside */
     if (st != MCIO_SUCCESS)
         goto fail;
     st = mcio_machine_load_network(f->comm, &f->machine, f->hints.topology_file, detail);
@@ -431,12 +434,11 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         goto fail;
     if (f->io->configure)
         f->io->configure(f->io_state, &f->hints);
-    f->fs_block = fs_block_size(f->comm, f->rank, path);
     probe_fs(f, path);
     local_descriptor(f);
     /* The cost model's figures, for the default strategy only (auto chooses per call). */
     if (f->hints.strategy == MCIO_STRATEGY_AUTO)
-        mcio_calibrate_file(f, path);
+        mcio_calibrate_file(f, comm, path);
     (void)mcio_file_read_shift(f); /* the host's copies measured here, not in a read */
     *fh = f;
     return mcio_error_set(MCIO_SUCCESS, NULL);

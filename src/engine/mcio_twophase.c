@@ -458,11 +458,21 @@ static uint64_t key_word(uint64_t h, int64_t w)
  * allgathered inputs: the same key everywhere. */
 static uint64_t choice_key(const mcio_file fh)
 {
+    /* Offsets from the lowest start: a program's calls at moving offsets in one shape (IOR's
+     * transfers, a time step's records) keep their choice and take the bytes-first path
+     * (deciding at each call cost 15 us of a 4 KiB call's 19 at one rank, and most of a
+     * 20,000-byte call's 3 ms at 8 ranks on 2 cores, issue 51). The choice taken again is
+     * planned for the call's exact offsets, its alignment included (chosen_again). */
+    int64_t base = INT64_MAX;
+    for (int r = 0; r < fh->nprocs; r++)
+        if (fh->summaries[r].bytes > 0 && fh->summaries[r].start < base)
+            base = fh->summaries[r].start;
     uint64_t h = 0;
     const int64_t *extents = fh->machine.rank_extents;
     for (int r = 0; r < fh->nprocs; r++) {
         const mcio_rank_record *s = &fh->summaries[r];
-        h = key_word(key_word(key_word(h, s->start), s->end), s->bytes);
+        int64_t shift = s->bytes > 0 ? base : 0;
+        h = key_word(key_word(key_word(h, s->start - shift), s->end - shift), s->bytes);
         h = key_word(key_word(h, extents ? extents[r] : -1), s->calls);
     }
     for (int j = 0; fh->node_budget && j < fh->machine.nnodes; j++)
