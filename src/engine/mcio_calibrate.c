@@ -422,17 +422,33 @@ int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out)
  * another), else 0: the thread then takes turns with the ranks and hides nothing (measured on
  * this 2-core host at 8 ranks: depth 2 and 4 slower than depth 1). Rank 0's node speaks for
  * all, so that every rank decides alike. */
-static double overlap_here(mcio_file fh)
+/* The host's online cores, asked once per process (sysconf reads /sys at each call: a tenth of
+ * an open's own work at one rank, issue 51); 0 when unknown. */
+static long online_cores;
+static pthread_once_t online_once = PTHREAD_ONCE_INIT;
+
+static void online_cores_read(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    online_cores = cores > 0 && cores < 1 << 20 ? cores : 0;
+}
+
+static long cores_online(void)
+{
+    pthread_once(&online_once, online_cores_read);
+    return online_cores;
+}
+
+static double overlap_here(mcio_file fh)
+{
+    long cores = cores_online();
     return cores > 0 && cores >= 2L * first_node_ranks(fh) ? 1.0 : 0.0;
 }
 
 /* Rank 0: its node's online cores (the cost model's cores; rank 0's node speaks for all). */
 static int cores_here(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 && cores < 1 << 20 ? (int)cores : 0;
+    return (int)cores_online();
 }
 
 #endif
@@ -574,7 +590,7 @@ static void apply_topology(mcio_file fh, mcio_cost_table *t)
 static double load_now(void)
 {
     double avg;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = cores_online();
     return getloadavg(&avg, 1) == 1 && cores > 0 ? avg / (double)cores : -1;
 }
 

@@ -449,6 +449,19 @@ static const mcio_memory_probe *reading_to_reuse(const mcio_machine *m, int64_t 
 }
 #endif
 
+#ifndef MCIO_SIMULATE
+/* The process's memory cgroups, located once per process (its cgroup and the mounts, read and
+ * parsed: a sixth of an open's own work at one rank, issue 51); each reading then reads the
+ * located files' current figures. */
+static mcio_memory_where located;
+static pthread_once_t located_once = PTHREAD_ONCE_INIT;
+
+static void locate_cgroups(void)
+{
+    mcio_memory_locate("", &located);
+}
+#endif
+
 void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t ample, int64_t *rec,
                               char *path)
 {
@@ -459,8 +472,10 @@ void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t ample
     p.meminfo = mcio_sim_node_memory();
     p.cgroup = p.cg_used = p.cg_limit = p.rlimit = -1;
 #else
-    if (!m->mem_where && (m->mem_where = malloc(sizeof *m->mem_where)) != NULL)
-        mcio_memory_locate("", m->mem_where);
+    if (!m->mem_where && (m->mem_where = malloc(sizeof *m->mem_where)) != NULL) {
+        pthread_once(&located_once, locate_cgroups);
+        *m->mem_where = located;
+    }
     const mcio_memory_probe *last = reading_to_reuse(m, ample);
     if (m->mem_is_virtual)
         memset(&p, 0, sizeof p), p.meminfo = p.cgroup = p.cg_used = p.rlimit = -1;
