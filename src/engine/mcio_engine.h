@@ -489,6 +489,11 @@ static inline const mcio_io_backend *mcio_file_access(const struct mcio_file_s *
     return local ? &mcio_io_posix : fh->io;
 }
 
+/* Local: sync the file's data: the backend's sync, or, where the backend's own handle was left
+ * out (every access through the ranks' own descriptors), this rank's descriptor's. 0 or
+ * -errno. */
+int mcio_file_backend_sync(mcio_file fh);
+
 /* Does each collective write end with a sync (mcio_hints_write_sync)? */
 static inline int mcio_file_write_sync(const struct mcio_file_s *fh)
 {

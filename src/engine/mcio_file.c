@@ -192,6 +192,25 @@ static void local_descriptor(mcio_file f)
     }
 }
 
+/* Collective: does some rank need the backend's own handle, an access the amode allows not
+ * going through its own descriptor (mcio_local_io off, direct_*, the file system not the
+ * node's own, a descriptor that could not be opened)? Where none does, the mpiio backend's
+ * MPI_File_open is left out: a second open of the file by the MPI library, OMPIO's shared file
+ * pointer set-up included, was more than half of the engine's open at one rank (issue 51). */
+static int backend_needed(mcio_file f)
+{
+    int readable = f->can_read, writable = !(f->amode & MPI_MODE_RDONLY);
+    int mine = f->io != &mcio_io_mpiio || (readable && !mcio_file_goes_local(f, 0)) ||
+               (writable && !mcio_file_goes_local(f, 1));
+    PMPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MAX, f->comm);
+    return mine;
+}
+
+int mcio_file_backend_sync(mcio_file f)
+{
+    return f->io_state ? f->io->sync(f->io_state) : f->local ? mcio_io_posix.sync(f->local) : 0;
+}
+
 static void file_free(mcio_file f)
 {
     if (!f)
@@ -428,13 +447,24 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         snprintf(detail, sizeof detail, "out of memory");
         goto fail;
     }
-    st = f->io->open(f->comm, path, amode, info, &f->io_state, &f->can_read, detail);
+    /* A file that exists already (the drop-in's case: the program's open made it): its file
+     * system first, then whether the backend's own handle is needed at all. */
+    int early = f->io == &mcio_io_mpiio &&
+                !(amode & (MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE));
+    if (early) {
+        probe_fs(f, path);
+        f->can_read = !(amode & MPI_MODE_WRONLY);
+        local_descriptor(f);
+    }
+    if (!early || backend_needed(f))
+        st = f->io->open(f->comm, path, amode, info, &f->io_state, &f->can_read, detail);
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
-    if (f->io->configure)
+    if (f->io->configure && f->io_state)
         f->io->configure(f->io_state, &f->hints);
-    probe_fs(f, path);
+    if (!early)
+        probe_fs(f, path);
     local_descriptor(f);
     /* The cost model's figures, for the default strategy only (auto chooses per call). */
     if (f->hints.strategy == MCIO_STRATEGY_AUTO)
@@ -458,7 +488,7 @@ int mcio_file_close(mcio_file *fh)
                  f->live_plans, f->path);
         return mcio_error_set(MCIO_ERR_ARG, detail);
     }
-    int st = f->io->close(f->io_state, detail);
+    int st = f->io_state ? f->io->close(f->io_state, detail) : MCIO_SUCCESS;
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     file_free(f);
     *fh = MCIO_FILE_NULL;
@@ -470,7 +500,7 @@ int mcio_file_sync(mcio_file fh)
     char detail[MCIO_DETAIL_LEN] = "";
     if (!fh)
         return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
-    int err = fh->io->sync(fh->io_state), st = MCIO_SUCCESS;
+    int err = mcio_file_backend_sync(fh), st = MCIO_SUCCESS;
     if (err) {
         st = mcio_io_status_of_errno(-err);
         snprintf(detail, sizeof detail, "sync %s: %s", fh->path, strerror(-err));
@@ -585,15 +615,30 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     if (st != MCIO_SUCCESS)
         goto fail;
     mcio_engine_bytes_first_stats(fh); /* of the hints it ran under */
+    mcio_hints before = fh->hints;
     fh->hints = h;
     (void)apply_info(info, &h, fh->given, "MPI_File_set_info", detail); /* checked above */
     fh->chosen[0].valid = fh->chosen[1].valid = 0; /* chosen under other hints */
     fh->bytes_first[0] = fh->bytes_first[1] = 0;
     node_budgets(fh);
     hints_taken(fh);
-    if (fh->io->configure)
+    if (fh->io->configure && fh->io_state)
         fh->io->configure(fh->io_state, &fh->hints);
     local_descriptor(fh);
+    /* Hints that send some access past the ranks' own descriptors: the backend's handle, left
+     * out at open, is opened now (collective, as this call is). */
+    if (!fh->io_state && backend_needed(fh)) {
+        int can_read = fh->can_read;
+        st = fh->io->open(fh->comm, fh->path, fh->amode, fh->given, &fh->io_state, &can_read,
+                          detail);
+        st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+        if (st != MCIO_SUCCESS) { /* the hints before, under which every access went local */
+            fh->hints = before;
+            hints_taken(fh);
+            node_budgets(fh);
+            local_descriptor(fh);
+        }
+    }
 fail:
     free(mine);
     free(root);
