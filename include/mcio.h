@@ -211,6 +211,16 @@ int mcio_file_get_costs(mcio_file fh, char *text, int len);
 int mcio_file_get_info(mcio_file fh, MPI_Info *info);
 
 /**
+ * The hints set on fh as they were given, later sources winning: ROMIO's hints file (read once,
+ * at the process's first open, a key's first line counting, as ROMIO reads it), the MCIO_HINTS
+ * file, the info at open, then each mcio_file_set_hints. Values as written ("4m" stays "4m"),
+ * keys mcio does not read included: what ROMIO's MPI_File_get_info reports for the keys a
+ * program set (the drop-in layer's MPI_File_get_info reports them so). A new MPI_Info the
+ * caller frees. Not collective.
+ */
+int mcio_file_get_given_info(mcio_file fh, MPI_Info *info);
+
+/**
  * Change the file's hints after open (what MPI_File_set_info and MPI_File_set_view's info do
  * under the drop-in layer): info's pairs are applied over the hints in force, as at open, and
  * the next call uses them; plans made before keep theirs. Collective: every rank must end with

@@ -29,6 +29,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,17 +422,33 @@ int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out)
  * another), else 0: the thread then takes turns with the ranks and hides nothing (measured on
  * this 2-core host at 8 ranks: depth 2 and 4 slower than depth 1). Rank 0's node speaks for
  * all, so that every rank decides alike. */
-static double overlap_here(mcio_file fh)
+/* The host's online cores, asked once per process (sysconf reads /sys at each call: a tenth of
+ * an open's own work at one rank, issue 51); 0 when unknown. */
+static long online_cores;
+static pthread_once_t online_once = PTHREAD_ONCE_INIT;
+
+static void online_cores_read(void)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    online_cores = cores > 0 && cores < 1 << 20 ? cores : 0;
+}
+
+static long cores_online(void)
+{
+    pthread_once(&online_once, online_cores_read);
+    return online_cores;
+}
+
+static double overlap_here(mcio_file fh)
+{
+    long cores = cores_online();
     return cores > 0 && cores >= 2L * first_node_ranks(fh) ? 1.0 : 0.0;
 }
 
 /* Rank 0: its node's online cores (the cost model's cores; rank 0's node speaks for all). */
 static int cores_here(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 && cores < 1 << 20 ? (int)cores : 0;
+    return (int)cores_online();
 }
 
 #endif
@@ -478,27 +496,78 @@ static double piece_here(const char *src, char *dst, double copy_byte)
     return best;
 }
 
-/* Collective: the machine's figures of the table as they are for this job, now: a small
- * collective on this communicator (the job's size and layout: 8 ranks on 2 cores pay more
- * than a probe measured once per file system, maybe under another load, and cached), a copy
- * and the datatype engine's cost per block (the least disturbed rank's). Nine allreduces back
- * to back, the slowest rank's median; the same figures on every rank. */
-static void machine_here(mcio_file fh, mcio_cost_table *t)
+/* The figures below, measured once (issue 51: at every open they cost 12-55 ms of 8 ranks on
+ * this 2-core host, most of an open): the copy and the datatype engine's cost per block once
+ * per process (-1: not measured), the collective's once per communicator, an attribute of the
+ * program's communicator (dropped with it; its duplicates do not inherit it). */
+static struct {
+    pthread_once_t once;
+    double copy, piece;
+} host_figures = {.once = PTHREAD_ONCE_INIT, .copy = -1, .piece = -1};
+static int coll_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t coll_once = PTHREAD_ONCE_INIT;
+
+static void host_figures_measure(void)
 {
-    enum { REPS = 9, COPY = 1 << 20 }; /* a copy beyond the caches, as of a collective buffer */
-    int x = 0, y;
+    enum { COPY = 1 << 20 }; /* a copy beyond the caches, as of a collective buffer */
     char *buf = malloc(2 * (size_t)COPY);
-    double copy = buf ? copy_here(buf, COPY) : t->copy_byte;
-    double piece = buf ? piece_here(buf, buf + COPY, copy) : -1;
-    double v[3] = {0, -copy, piece >= 0 ? -piece : -t->piece}, each[REPS];
+    if (buf) {
+        host_figures.copy = copy_here(buf, COPY);
+        host_figures.piece = piece_here(buf, buf + COPY, host_figures.copy);
+    }
     free(buf);
+}
+
+static void coll_keyval_create(void)
+{
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &coll_keyval, NULL);
+}
+
+/* The attribute's value is the figure's bits, not a pointer to memory that one rank might fail
+ * to allocate: every rank of the communicator has it, or none. */
+_Static_assert(sizeof(void *) >= sizeof(double), "a double fits an attribute value");
+
+/* Collective: the median of nine allreduces back to back on fh's communicator, the slowest
+ * rank's (the job's size and layout: 8 ranks on 2 cores pay more than a probe measured once per
+ * file system, maybe under another load, and cached); measured at the first open on comm. */
+static double coll_here(mcio_file fh, MPI_Comm comm)
+{
+    enum { REPS = 9 };
+    double each[REPS], v;
+    uintptr_t bits = 0;
+    void *val = NULL;
+    int flag = 0, x = 0, y;
+    pthread_once(&coll_once, coll_keyval_create);
+    if (coll_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL)
+        PMPI_Comm_get_attr(comm, coll_keyval, &val, &flag);
+    if (flag) {
+        bits = (uintptr_t)val;
+        memcpy(&v, &bits, sizeof v);
+        return v;
+    }
     PMPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, fh->comm); /* all arrived */
     for (int i = 0; i < REPS; i++) { /* the median: one descheduled rank is not the rule */
         double t0 = PMPI_Wtime();
         PMPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, fh->comm);
         each[i] = PMPI_Wtime() - t0;
     }
-    v[0] = median_of(each, REPS);
+    v = median_of(each, REPS);
+    PMPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, fh->comm);
+    memcpy(&bits, &v, sizeof v);
+    if (coll_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL)
+        PMPI_Comm_set_attr(comm, coll_keyval, (void *)bits);
+    return v;
+}
+
+/* Collective: the machine's figures of the table as they are for this job: the collective's
+ * cost on this communicator, a copy and the datatype engine's cost per block (the least
+ * disturbed rank's); the same figures on every rank. */
+static void machine_here(mcio_file fh, MPI_Comm comm, mcio_cost_table *t)
+{
+    pthread_once(&host_figures.once, host_figures_measure);
+    double copy = host_figures.copy >= 0 ? host_figures.copy : t->copy_byte;
+    double piece = host_figures.piece;
+    double v[3] = {coll_here(fh, comm), -copy, piece >= 0 ? -piece : -t->piece};
     PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, fh->comm); /* max of -copy: min */
     t->coll = v[0] > 1e-8 ? v[0] : 1e-8;
     t->copy_byte = -v[1] > 1e-13 ? -v[1] : 1e-13;
@@ -521,7 +590,7 @@ static void apply_topology(mcio_file fh, mcio_cost_table *t)
 static double load_now(void)
 {
     double avg;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = cores_online();
     return getloadavg(&avg, 1) == 1 && cores > 0 ? avg / (double)cores : -1;
 }
 
@@ -557,7 +626,7 @@ static void probe_keep_best(mcio_file fh, const char *file, mcio_cost_table *t)
 }
 #endif
 
-void mcio_calibrate_file(mcio_file fh, const char *path)
+void mcio_calibrate_file(mcio_file fh, MPI_Comm comm, const char *path)
 {
     /* [0] the table's source (enum mcio_cost_source); the table and its date follow. */
     struct {
@@ -621,7 +690,7 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
     (void)path, (void)dir, (void)file, (void)where;
 #endif
     if (got.source != MCIO_COST_PINNED)
-        machine_here(fh, &got.t);
+        machine_here(fh, comm, &got.t);
     got.t.remote = fh->fs.remote;
     apply_topology(fh, &got.t);
     fh->cost = got.t;

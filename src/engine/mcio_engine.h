@@ -148,6 +148,9 @@ struct mcio_file_s {
     int can_read; /* the backend may read (read-modify-write of holes is possible) */
     char *path;
     mcio_hints hints;
+    MPI_Info given; /* the hints as the program set them, value strings as given (hints files,
+                       info at open, mcio_file_set_hints), later sources winning: what
+                       mcio_file_get_info reports for those keys */
     int io_inline; /* mcio_io_thread auto: the pipeline's file access learned to run inline,
                       without its I/O thread (mcio_pipeline.c) */
     mcio_machine machine;
@@ -165,6 +168,8 @@ struct mcio_file_s {
 #endif
     mcio_node_gather node_gather; /* how the summaries are gathered (mcio_node_gather hint) */
     char *stats_path; /* MCIO_STATS, rank 0 only; NULL when unset */
+    FILE *stats_out;  /* it, opened at the first line and kept until close (an open and a
+                         close of it at every call cost more than the line) */
     int stats_on;     /* MCIO_STATS is set (every rank: they gather the aggregators' bytes) */
     int64_t *stats_gathered; /* rank 0, [nprocs]: bytes each rank aggregated in the last call */
     int64_t meta_totals[6];  /* rank 0: the last call's metadata bytes and messages summed over
@@ -226,9 +231,11 @@ void mcio_engine_cbuf_release(mcio_file fh);
  * Collective, at open: the cost table of the file's file system, into fh->cost: the file
  * MCIO_CALIBRATION names if set and valid; else the cache (unless mcio_calibrate=force); else
  * the probe (unless mcio_calibrate=off), whose result is cached; else the defaults of the
- * kind. A topology file's latency and bandwidth replace the message costs. Never fails.
+ * kind. A topology file's latency and bandwidth replace the message costs. The host's copy and
+ * datatype costs are measured once per process, the collective's once per comm (the program's
+ * communicator, which keeps it as an attribute). Never fails.
  */
-void mcio_calibrate_file(mcio_file fh, const char *path);
+void mcio_calibrate_file(mcio_file fh, MPI_Comm comm, const char *path);
 
 /*
  * Collective: the calibration probe, in a temporary file of directory dir (removed after).
@@ -476,6 +483,11 @@ static inline const mcio_io_backend *mcio_file_access(const struct mcio_file_s *
     *state = local ? fh->local : fh->io_state;
     return local ? &mcio_io_posix : fh->io;
 }
+
+/* Local: sync the file's data: the backend's sync, or, where the backend's own handle was left
+ * out (every access through the ranks' own descriptors), this rank's descriptor's. 0 or
+ * -errno. */
+int mcio_file_backend_sync(mcio_file fh);
 
 /* Does each collective write end with a sync (mcio_hints_write_sync)? */
 static inline int mcio_file_write_sync(const struct mcio_file_s *fh)

@@ -1,8 +1,11 @@
 /*
  * Opening and closing files: hints, the machine description, the I/O backend.
  */
+#define _GNU_SOURCE /* open_memstream, fmemopen */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
@@ -10,8 +13,23 @@
 #include "mcio_engine.h"
 #include "mcio_fs.h"
 
-/* Apply the pairs of info over h; `where` names the source in messages. Local. */
-static int apply_info(MPI_Info info, mcio_hints *h, const char *where, char detail[MCIO_DETAIL_LEN])
+/* Record key = value in given, the hints as set: from the first source (ROMIO's file) only when
+ * the key is not there yet, as ROMIO takes a key's first line; from later sources always. */
+static void record_given(MPI_Info given, const char *key, const char *value, int first_wins)
+{
+    int len = 0, flag = 0;
+    if (given == MPI_INFO_NULL || strlen(key) > MPI_MAX_INFO_KEY || strlen(value) > MPI_MAX_INFO_VAL)
+        return;
+    if (first_wins)
+        PMPI_Info_get_valuelen(given, key, &len, &flag);
+    if (!flag)
+        PMPI_Info_set(given, key, value);
+}
+
+/* Apply the pairs of info over h, recording them in given; `where` names the source in
+ * messages. Local. */
+static int apply_info(MPI_Info info, mcio_hints *h, MPI_Info given, const char *where,
+                      char detail[MCIO_DETAIL_LEN])
 {
     if (info == MPI_INFO_NULL)
         return MCIO_SUCCESS;
@@ -27,25 +45,45 @@ static int apply_info(MPI_Info info, mcio_hints *h, const char *where, char deta
         int st = mcio_hints_set(h, key, value, where, detail);
         if (st != MCIO_SUCCESS)
             return st;
+        record_given(given, key, value, 0);
     }
     return MCIO_SUCCESS;
 }
 
-/* Apply the hints of the hints file named by environment variable var ("key value" lines),
- * when it is set and not empty. A file that cannot be opened is an error, except ROMIO's, which
- * ROMIO ignores then too. Local. */
-static int read_hints_file(const char *var, mcio_hints *h, char detail[MCIO_DETAIL_LEN])
+/* ROMIO's hints file as ROMIO reads it: once, at the process's first open, whatever
+ * ROMIO_HINTS says later (MPICH 4.0.2: a second open after setenv to another file still has
+ * the first file's hints), and a file that cannot be read is ignored. */
+static struct {
+    pthread_once_t once;
+    char *path, *text; /* NULL: none */
+    size_t len;
+} romio_file = {.once = PTHREAD_ONCE_INIT};
+
+static void romio_file_load(void)
 {
-    const char *path = getenv(var);
-    if (!path || !*path)
-        return MCIO_SUCCESS;
-    FILE *f = fopen(path, "r");
-    if (!f && strcmp(var, "ROMIO_HINTS") == 0)
-        return MCIO_SUCCESS;
-    if (!f) {
-        snprintf(detail, MCIO_DETAIL_LEN, "%s=%s: %s", var, path, strerror(errno));
-        return MCIO_ERR_HINT;
-    }
+    const char *path = getenv("ROMIO_HINTS");
+    FILE *f = path && *path ? fopen(path, "r") : NULL;
+    if (!f)
+        return;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    char chunk[4096];
+    size_t n;
+    while (m && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        fwrite(chunk, 1, n, m);
+    if (m && fclose(m) == 0 && !ferror(f) && (romio_file.path = strdup(path)))
+        romio_file.text = text, romio_file.len = len;
+    else
+        free(text);
+    fclose(f);
+}
+
+/* Apply the "key value" lines of hints file f (named path) over h, recording them in given;
+ * first_wins: a key's first line counts, as in ROMIO's file; else its last. Local. */
+static int apply_hints_lines(FILE *f, const char *path, int first_wins, mcio_hints *h,
+                             MPI_Info given, char detail[MCIO_DETAIL_LEN])
+{
     char *line = NULL, where[MCIO_DETAIL_LEN / 2];
     size_t cap = 0;
     int lineno = 0, st = MCIO_SUCCESS;
@@ -59,48 +97,71 @@ static int read_hints_file(const char *var, mcio_hints *h, char detail[MCIO_DETA
             snprintf(detail, MCIO_DETAIL_LEN, "%s: expected 'key value', got '%.80s'", where, line);
             st = MCIO_ERR_HINT;
         } else if (kind > 0) {
-            st = mcio_hints_set(h, key, value, where, detail);
+            int len = 0, seen = 0;
+            if (first_wins && strlen(key) <= MPI_MAX_INFO_KEY)
+                PMPI_Info_get_valuelen(given, key, &len, &seen);
+            if (!seen)
+                st = mcio_hints_set(h, key, value, where, detail);
+            if (st == MCIO_SUCCESS)
+                record_given(given, key, value, first_wins);
         }
     }
     free(line);
-    fclose(f);
     return st;
 }
 
-/* Apply the hints of ROMIO's hints file (ROMIO_HINTS, which ROMIO itself reads: the keys mcio
- * shares with ROMIO must take the values ROMIO applied), then MCIO_HINTS (mcio's own, more
- * specific), then those in info (which win over both, as in ROMIO). Local. */
-static int read_hints(MPI_Info info, mcio_hints *h, char detail[MCIO_DETAIL_LEN])
+/* Apply the hints of ROMIO's hints file (ROMIO_HINTS, read once as ROMIO reads it: the keys
+ * mcio shares with ROMIO must take the values ROMIO applied), then of MCIO_HINTS (mcio's own,
+ * more specific, read at every open; a file that cannot be opened is an error), then those in
+ * info (which win over both, as in ROMIO); given (empty) records them. Local. */
+static int read_hints(MPI_Info info, mcio_hints *h, MPI_Info given, char detail[MCIO_DETAIL_LEN])
 {
     *h = mcio_hints_default();
-    int st = read_hints_file("ROMIO_HINTS", h, detail);
-    if (st == MCIO_SUCCESS)
-        st = read_hints_file("MCIO_HINTS", h, detail);
+    int st = MCIO_SUCCESS;
+    pthread_once(&romio_file.once, romio_file_load);
+    if (romio_file.text) {
+        FILE *f = fmemopen(romio_file.text, romio_file.len, "r");
+        st = f ? apply_hints_lines(f, romio_file.path, 1, h, given, detail) : MCIO_ERR_NOMEM;
+        if (f)
+            fclose(f);
+        else
+            snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
+    }
+    const char *path = getenv("MCIO_HINTS");
+    if (st == MCIO_SUCCESS && path && *path) {
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            snprintf(detail, MCIO_DETAIL_LEN, "MCIO_HINTS=%s: %s", path, strerror(errno));
+            return MCIO_ERR_HINT;
+        }
+        st = apply_hints_lines(f, path, 0, h, given, detail);
+        fclose(f);
+    }
     if (st != MCIO_SUCCESS)
         return st;
-    return apply_info(info, h, "MPI_Info", detail);
-}
-
-/* Collective: the file system's block size, the alignment unit of sub-buffers when no stripe
- * size is given (rank 0 asks statvfs, as fstatfs would; 4096 when it cannot tell). */
-static int64_t fs_block_size(MPI_Comm comm, int rank, const char *path)
-{
-    int64_t b = 4096;
-    struct statvfs sv;
-    if (rank == 0 && statvfs(path, &sv) == 0 && sv.f_bsize > 0 && sv.f_bsize <= (1u << 30))
-        b = (int64_t)sv.f_bsize;
-    PMPI_Bcast(&b, 1, MPI_INT64_T, 0, comm);
-    return b;
+    return apply_info(info, h, given, "MPI_Info", detail);
 }
 
 /* Collective: what the file system is and how it stripes files (rank 0 probes, after the open,
  * so that the file exists), and what follows from it: the stripe that file domains align on when
- * the striping_unit hint does not say, and whether writes end with a sync. */
+ * the striping_unit hint does not say, and whether writes end with a sync; and its block size,
+ * the alignment unit of sub-buffers when no stripe size is given (statvfs, as fstatfs would;
+ * 4096 when it cannot tell). One broadcast for both. */
 static void probe_fs(mcio_file f, const char *path)
 {
-    if (f->rank == 0)
-        mcio_fs_probe(path, &f->fs);
-    PMPI_Bcast(&f->fs, (int)sizeof f->fs, MPI_BYTE, 0, f->comm);
+    struct {
+        mcio_fsinfo fs;
+        int64_t block;
+    } got = {.block = 4096};
+    struct statvfs sv;
+    if (f->rank == 0) {
+        mcio_fs_probe(path, &got.fs);
+        if (statvfs(path, &sv) == 0 && sv.f_bsize > 0 && sv.f_bsize <= (1u << 30))
+            got.block = (int64_t)sv.f_bsize;
+    }
+    PMPI_Bcast(&got, (int)sizeof got, MPI_BYTE, 0, f->comm);
+    f->fs = got.fs;
+    f->fs_block = got.block;
 }
 
 /* Each rank's own descriptor, for reads and writes where the file system is the node's own
@@ -131,17 +192,40 @@ static void local_descriptor(mcio_file f)
     }
 }
 
+/* Collective: does some rank need the backend's own handle, an access the amode allows not
+ * going through its own descriptor (mcio_local_io off, direct_*, the file system not the
+ * node's own, a descriptor that could not be opened)? Where none does, the mpiio backend's
+ * MPI_File_open is left out: a second open of the file by the MPI library, OMPIO's shared file
+ * pointer set-up included, was more than half of the engine's open at one rank (issue 51). */
+static int backend_needed(mcio_file f)
+{
+    int readable = f->can_read, writable = !(f->amode & MPI_MODE_RDONLY);
+    int mine = f->io != &mcio_io_mpiio || (readable && !mcio_file_goes_local(f, 0)) ||
+               (writable && !mcio_file_goes_local(f, 1));
+    PMPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MAX, f->comm);
+    return mine;
+}
+
+int mcio_file_backend_sync(mcio_file f)
+{
+    return f->io_state ? f->io->sync(f->io_state) : f->local ? mcio_io_posix.sync(f->local) : 0;
+}
+
 static void file_free(mcio_file f)
 {
     if (!f)
         return;
     mcio_io_posix_local_close(f->local);
+    if (f->given != MPI_INFO_NULL)
+        PMPI_Info_free(&f->given);
     mcio_node_gather_free(&f->node_gather);
     mcio_machine_free(&f->machine);
     mcio_engine_cbuf_release(f);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
     free(f->path);
+    if (f->stats_out)
+        fclose(f->stats_out);
     free(f->stats_path);
     free(f->stats_gathered);
     free(f->stats_aggs);
@@ -300,6 +384,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         return mcio_error_set(st, detail);
     }
     f->comm = dup;
+    f->given = MPI_INFO_NULL;
     f->node_gather.node = f->node_gather.leaders = MPI_COMM_NULL;
     PMPI_Comm_rank(f->comm, &f->rank);
     PMPI_Comm_size(f->comm, &f->nprocs);
@@ -314,8 +399,10 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     if (st == MCIO_SUCCESS && (amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
         st = MCIO_ERR_ARG, snprintf(detail, sizeof detail,
                                      "amode: MPI_MODE_CREATE and MPI_MODE_EXCL need write access");
+    if (st == MCIO_SUCCESS && PMPI_Info_create(&f->given) != MPI_SUCCESS)
+        f->given = MPI_INFO_NULL, st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
     if (st == MCIO_SUCCESS)
-        st = read_hints(info, &f->hints, detail);
+        st = read_hints(info, &f->hints, f->given, detail);
     if (st == MCIO_SUCCESS && !(f->io = mcio_io_find(f->hints.io_backend))) {
         char known[128];
         mcio_io_names(known, sizeof known);
@@ -329,13 +416,14 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         (!(f->stats_path = strdup(getenv("MCIO_STATS"))) ||
          !(f->stats_gathered = malloc(((size_t)f->nprocs + 1) * sizeof(int64_t)))))
         st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
-    /* Rank 0's MCIO_STATS decides for all: the statistics gather a count from every rank. */
-    f->stats_on = f->stats_path != NULL;
-    PMPI_Bcast(&f->stats_on, 1, MPI_INT, 0, f->comm);
-    st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
+    /* Rank 0's MCIO_STATS decides for all (the statistics gather a count from every rank): the
+     * others' 0 under its 1 in the agreement's maximum. */
+    int64_t stats_on = f->stats_path != NULL;
+    st = mcio_engine_agree(f->comm, st, detail, &stats_on, 1);
+    f->stats_on = (int)stats_on;
     if (st != MCIO_SUCCESS)
         goto fail;
-    st = mcio_machine_detect(f->comm, &f->machine, detail); /* agreed inside */
+    st = mcio_machine_detect_kept(f->comm, comm, &f->machine, detail); /* agreed inside */
     if (st != MCIO_SUCCESS)
         goto fail;
     st = mcio_machine_load_network(f->comm, &f->machine, f->hints.topology_file, detail);
@@ -359,18 +447,28 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         snprintf(detail, sizeof detail, "out of memory");
         goto fail;
     }
-    st = f->io->open(f->comm, path, amode, info, &f->io_state, &f->can_read, detail);
+    /* A file that exists already (the drop-in's case: the program's open made it): its file
+     * system first, then whether the backend's own handle is needed at all. */
+    int early = f->io == &mcio_io_mpiio &&
+                !(amode & (MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE));
+    if (early) {
+        probe_fs(f, path);
+        f->can_read = !(amode & MPI_MODE_WRONLY);
+        local_descriptor(f);
+    }
+    if (!early || backend_needed(f))
+        st = f->io->open(f->comm, path, amode, info, &f->io_state, &f->can_read, detail);
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
-    if (f->io->configure)
+    if (f->io->configure && f->io_state)
         f->io->configure(f->io_state, &f->hints);
-    f->fs_block = fs_block_size(f->comm, f->rank, path);
-    probe_fs(f, path);
+    if (!early)
+        probe_fs(f, path);
     local_descriptor(f);
     /* The cost model's figures, for the default strategy only (auto chooses per call). */
     if (f->hints.strategy == MCIO_STRATEGY_AUTO)
-        mcio_calibrate_file(f, path);
+        mcio_calibrate_file(f, comm, path);
     (void)mcio_file_read_shift(f); /* the host's copies measured here, not in a read */
     *fh = f;
     return mcio_error_set(MCIO_SUCCESS, NULL);
@@ -390,7 +488,7 @@ int mcio_file_close(mcio_file *fh)
                  f->live_plans, f->path);
         return mcio_error_set(MCIO_ERR_ARG, detail);
     }
-    int st = f->io->close(f->io_state, detail);
+    int st = f->io_state ? f->io->close(f->io_state, detail) : MCIO_SUCCESS;
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     file_free(f);
     *fh = MCIO_FILE_NULL;
@@ -402,7 +500,7 @@ int mcio_file_sync(mcio_file fh)
     char detail[MCIO_DETAIL_LEN] = "";
     if (!fh)
         return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
-    int err = fh->io->sync(fh->io_state), st = MCIO_SUCCESS;
+    int err = mcio_file_backend_sync(fh), st = MCIO_SUCCESS;
     if (err) {
         st = mcio_io_status_of_errno(-err);
         snprintf(detail, sizeof detail, "sync %s: %s", fh->path, strerror(-err));
@@ -432,6 +530,15 @@ int mcio_file_get_info(mcio_file fh, MPI_Info *info)
         if (value[0]) /* "": unset, without a default */
             PMPI_Info_set(*info, key, value);
     }
+    return mcio_error_set(MCIO_SUCCESS, NULL);
+}
+
+int mcio_file_get_given_info(mcio_file fh, MPI_Info *info)
+{
+    if (!fh || !info)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle or info is NULL");
+    if (PMPI_Info_dup(fh->given, info) != MPI_SUCCESS)
+        return mcio_error_set(MCIO_ERR_NOMEM, "out of memory for an MPI_Info");
     return mcio_error_set(MCIO_SUCCESS, NULL);
 }
 
@@ -474,7 +581,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     if (!fh)
         return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
     mcio_hints h = fh->hints;
-    int st = apply_info(info, &h, "MPI_File_set_info", detail);
+    int st = apply_info(info, &h, MPI_INFO_NULL, "MPI_File_set_info", detail);
     if (st == MCIO_SUCCESS && strcmp(h.io_backend, fh->hints.io_backend) != 0)
         st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
                                      "hint mcio_io_backend: '%s' after open, but the file was "
@@ -508,14 +615,30 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     if (st != MCIO_SUCCESS)
         goto fail;
     mcio_engine_bytes_first_stats(fh); /* of the hints it ran under */
+    mcio_hints before = fh->hints;
     fh->hints = h;
+    (void)apply_info(info, &h, fh->given, "MPI_File_set_info", detail); /* checked above */
     fh->chosen[0].valid = fh->chosen[1].valid = 0; /* chosen under other hints */
     fh->bytes_first[0] = fh->bytes_first[1] = 0;
     node_budgets(fh);
     hints_taken(fh);
-    if (fh->io->configure)
+    if (fh->io->configure && fh->io_state)
         fh->io->configure(fh->io_state, &fh->hints);
     local_descriptor(fh);
+    /* Hints that send some access past the ranks' own descriptors: the backend's handle, left
+     * out at open, is opened now (collective, as this call is). */
+    if (!fh->io_state && backend_needed(fh)) {
+        int can_read = fh->can_read;
+        st = fh->io->open(fh->comm, fh->path, fh->amode, fh->given, &fh->io_state, &can_read,
+                          detail);
+        st = mcio_engine_agree(fh->comm, st, detail, NULL, 0);
+        if (st != MCIO_SUCCESS) { /* the hints before, under which every access went local */
+            fh->hints = before;
+            hints_taken(fh);
+            node_budgets(fh);
+            local_descriptor(fh);
+        }
+    }
 fail:
     free(mine);
     free(root);

@@ -60,7 +60,7 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
          * write the client acknowledged and a server then refused fails this call, not a later
          * one (GlusterFS's write-behind; mcio_write_sync). */
         int64_t ts = ns_since(t0);
-        int err = fh->io->sync(fh->io_state);
+        int err = mcio_file_backend_sync(fh);
         t.io += ns_since(t0) - ts;
         if (err && io_st == MCIO_SUCCESS) {
             /* An MPI library's sync says EIO for every cause: a full file system says why. */

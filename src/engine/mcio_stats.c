@@ -104,7 +104,9 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
     double smaller = s->t_io < s->t_exchange ? s->t_io : s->t_exchange;
     double overlap = smaller > 0 ? s->t_overlap / smaller : 0;
     overlap = overlap > 1 ? 1 : overlap;
-    FILE *f = fopen(fh->stats_path, "a");
+    if (!fh->stats_out && (fh->stats_out = fopen(fh->stats_path, "a")) != NULL)
+        setvbuf(fh->stats_out, NULL, _IOFBF, 1 << 16); /* a line in one write (fflush below) */
+    FILE *f = fh->stats_out;
     if (!f)
         return; /* statistics are best effort: they never fail the I/O they describe */
     fprintf(f,
@@ -164,7 +166,7 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
                "\"cost_source\":\"%s\",\"cost_date\":%" PRId64 "}\n",
             fd->memory_conscious, s->choice, s->predicted, s->runner_up, s->runner_up_predicted,
             s->choice_again, mcio_cost_source_name(fh->cost_source), fh->cost_date);
-    fclose(f);
+    fflush(f); /* each line readable as soon as its call returns */
 }
 
 void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_times *t)

@@ -57,6 +57,16 @@ static int mpiio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
      * 0's, is every rank's. */
     int rc = MPI_SUCCESS, rank, cls = MPI_SUCCESS;
     PMPI_Comm_rank(comm, &rank);
+    /* Aggregators read and write independently through this handle: romio_no_indep_rw true
+     * (the program's promise for its own handle, in its info or ROMIO's hints file, which ROMIO
+     * applies to every open) would have ROMIO open the file on its aggregators only. */
+    MPI_Info own = MPI_INFO_NULL;
+    if (info != MPI_INFO_NULL ? PMPI_Info_dup(info, &own) : PMPI_Info_create(&own))
+        own = MPI_INFO_NULL;
+    if (own != MPI_INFO_NULL) {
+        PMPI_Info_set(own, "romio_no_indep_rw", "false");
+        info = own;
+    }
     if (amode & MPI_MODE_CREATE) {
         MPI_File made;
         if (rank == 0 && (rc = PMPI_File_open(MPI_COMM_SELF, path,
@@ -72,6 +82,8 @@ static int mpiio_open(MPI_Comm comm, const char *path, int amode, MPI_Info info,
     /* MPI_File_open is collective and returns the same class on every rank. */
     if (rc == MPI_SUCCESS)
         rc = PMPI_File_open(comm, path, amode, info, &s->fh);
+    if (own != MPI_INFO_NULL)
+        PMPI_Info_free(&own);
     if (rc != MPI_SUCCESS) {
         describe(rc, "open", path, detail);
         free(s);

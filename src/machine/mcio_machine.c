@@ -1,5 +1,7 @@
 #include "mcio_machine.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +13,6 @@
 #include "mcio_machine_sim.h"
 #else
 #include <hwloc.h>
-#include <pthread.h>
 #endif
 
 /* A positive integer from the environment; 0 when unset; -1 when malformed. */
@@ -111,10 +112,52 @@ void mcio_machine_caches(int64_t *bytes, int *count)
 }
 #endif
 
+/* Where each rank lies, detected once per communicator (a node communicator split and freed,
+ * a broadcast: the dearest collectives of an open, 1.4-17 ms of it at 8 ranks on this 2-core
+ * host, issue 51), kept as an attribute of the program's communicator origin (its duplicates
+ * do not inherit it). The value is the node key, the socket and the sockets packed, not a
+ * pointer to memory one rank might fail to allocate: every rank of origin has it, or none. */
+static int placement_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t placement_once = PTHREAD_ONCE_INIT;
+
+static void placement_keyval_create(void)
+{
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &placement_keyval,
+                            NULL);
+}
+
+_Static_assert(sizeof(void *) >= sizeof(uint64_t), "a packed placement fits an attribute value");
+
+static int placement_kept(MPI_Comm origin, int mine[3])
+{
+    void *val = NULL;
+    int flag = 0;
+    pthread_once(&placement_once, placement_keyval_create);
+    if (origin == MPI_COMM_NULL || placement_keyval == MPI_KEYVAL_INVALID)
+        return 0;
+    PMPI_Comm_get_attr(origin, placement_keyval, &val, &flag);
+    if (!flag)
+        return 0;
+    uint64_t v = (uint64_t)(uintptr_t)val;
+    mine[0] = (int)(v >> 32), mine[1] = (int)((v >> 16) & 0xffff), mine[2] = (int)(v & 0xffff);
+    return 1;
+}
+
+static void placement_keep(MPI_Comm origin, const int mine[3])
+{
+    if (origin == MPI_COMM_NULL || placement_keyval == MPI_KEYVAL_INVALID)
+        return;
+    int nsockets = mine[2] < 0xffff ? mine[2] : 0xffff; /* hwloc's packages: never that many */
+    int socket = mine[1] < nsockets ? mine[1] : nsockets - 1;
+    uint64_t v = (uint64_t)(uint32_t)mine[0] << 32 | (uint64_t)socket << 16 | (uint64_t)nsockets;
+    PMPI_Comm_set_attr(origin, placement_keyval, (void *)(uintptr_t)v);
+}
+
 /* This rank's node key (virtual: its node number; detected: the node's lowest rank in comm),
- * socket and sockets per node, into mine[0..2]. Collective on comm when detected. */
-static void place_rank(MPI_Comm comm, int rank, int nprocs, int per_node, int sockets,
-                       int round_robin, int mine[3])
+ * socket and sockets per node, into mine[0..2]. Collective on comm when detected, unless
+ * origin (comm's ranks in the same order, or MPI_COMM_NULL) keeps them from an earlier open. */
+static void place_rank(MPI_Comm comm, MPI_Comm origin, int rank, int nprocs, int per_node,
+                       int sockets, int round_robin, int mine[3])
 {
     if (per_node > 0) {
         int local = rank % per_node;
@@ -126,7 +169,7 @@ static void place_rank(MPI_Comm comm, int rank, int nprocs, int per_node, int so
         int local_size = nprocs - (rank / per_node) * per_node;
         local_size = local_size < per_node ? local_size : per_node;
         mine[1] = round_robin ? local % sockets : (int)((long)local * sockets / local_size);
-    } else {
+    } else if (!placement_kept(origin, mine)) {
         MPI_Comm node;
         PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
         int leader = rank; /* the node's lowest rank in comm names it */
@@ -134,6 +177,7 @@ static void place_rank(MPI_Comm comm, int rank, int nprocs, int per_node, int so
         detect_socket(node, &mine[1], &mine[2]);
         PMPI_Comm_free(&node);
         mine[0] = leader;
+        placement_keep(origin, mine);
     }
 }
 
@@ -260,6 +304,12 @@ static void choose_readers(MPI_Comm comm, mcio_machine *m)
 
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
 {
+    return mcio_machine_detect_kept(comm, MPI_COMM_NULL, m, detail);
+}
+
+int mcio_machine_detect_kept(MPI_Comm comm, MPI_Comm origin, mcio_machine *m,
+                             char detail[MCIO_DETAIL_LEN])
+{
     int rank, nprocs, status = MCIO_SUCCESS;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &nprocs);
@@ -283,7 +333,7 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     if (per_node < 0 || sockets < 0)
         mine[3] = MCIO_ERR_ARG;
     else
-        place_rank(comm, rank, nprocs, per_node, sockets, round_robin, mine);
+        place_rank(comm, origin, rank, nprocs, per_node, sockets, round_robin, mine);
 #ifdef MCIO_SIMULATE
     mcio_sim_gather ga;
     int *all = NULL, *index = NULL;
@@ -399,6 +449,19 @@ static const mcio_memory_probe *reading_to_reuse(const mcio_machine *m, int64_t 
 }
 #endif
 
+#ifndef MCIO_SIMULATE
+/* The process's memory cgroups, located once per process (its cgroup and the mounts, read and
+ * parsed: a sixth of an open's own work at one rank, issue 51); each reading then reads the
+ * located files' current figures. */
+static mcio_memory_where located;
+static pthread_once_t located_once = PTHREAD_ONCE_INIT;
+
+static void locate_cgroups(void)
+{
+    mcio_memory_locate("", &located);
+}
+#endif
+
 void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t ample, int64_t *rec,
                               char *path)
 {
@@ -409,8 +472,10 @@ void mcio_machine_memory_read(mcio_machine *m, int64_t my_extents, int64_t ample
     p.meminfo = mcio_sim_node_memory();
     p.cgroup = p.cg_used = p.cg_limit = p.rlimit = -1;
 #else
-    if (!m->mem_where && (m->mem_where = malloc(sizeof *m->mem_where)) != NULL)
-        mcio_memory_locate("", m->mem_where);
+    if (!m->mem_where && (m->mem_where = malloc(sizeof *m->mem_where)) != NULL) {
+        pthread_once(&located_once, locate_cgroups);
+        *m->mem_where = located;
+    }
     const mcio_memory_probe *last = reading_to_reuse(m, ample);
     if (m->mem_is_virtual)
         memset(&p, 0, sizeof p), p.meminfo = p.cgroup = p.cg_used = p.rlimit = -1;

@@ -104,6 +104,12 @@ void mcio_machine_caches(int64_t *bytes, int *count);
 /* Collective over comm. Returns a status, the same on every rank, with detail on error. */
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN]);
 
+/* The same, where origin (a communicator of comm's ranks in comm's order) keeps where each rank
+ * lies from its first detection, for the next (a file opened again on the program's
+ * communicator skips the node communicator's split). */
+int mcio_machine_detect_kept(MPI_Comm comm, MPI_Comm origin, mcio_machine *m,
+                             char detail[MCIO_DETAIL_LEN]);
+
 void mcio_machine_free(mcio_machine *m);
 
 /*

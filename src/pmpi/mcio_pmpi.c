@@ -27,6 +27,14 @@
 #include "mcio_pmpi_calls.h"
 #include "mcio_pmpi_flatten.h"
 
+typedef struct pieces {
+    int64_t n, cap;
+    int64_t *off, *len;
+    void **addr;
+} pieces;
+
+static void pieces_free(pieces *p);
+
 typedef struct pmpi_file {
     MPI_File fh;   /* the application's handle */
     mcio_file mf;  /* the engine's */
@@ -41,6 +49,7 @@ typedef struct pmpi_file {
     /* Hints given after open (MPI_File_set_info, MPI_File_set_view's info), merged in order;
      * the engine takes them at the next collective data call, where the ranks meet anyway. */
     MPI_Info pending;
+    pieces pieces; /* the last call's, kept: a call's pieces need no allocation of their own */
     struct pmpi_file *next;
 } pmpi_file;
 
@@ -174,9 +183,27 @@ int mcio_pmpi_before_close(MPI_File fh)
     if (f->pending != MPI_INFO_NULL)
         PMPI_Info_free(&f->pending);
     mcio_flat_release(f->ft);
+    pieces_free(&f->pieces);
     free(f);
     in_layer = 0;
     return MPI_SUCCESS;
+}
+
+/* Set info's pairs in into (later values win). Local. */
+static void info_merge(MPI_Info into, MPI_Info info)
+{
+    int n = 0;
+    if (info == MPI_INFO_NULL || into == MPI_INFO_NULL)
+        return;
+    PMPI_Info_get_nkeys(info, &n);
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+        PMPI_Info_get_nthkey(info, i, key);
+        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
+        if (flag)
+            PMPI_Info_set(into, key, value);
+    }
 }
 
 /* Merge info's pairs into the file's pending hints (later values win). Local. */
@@ -187,14 +214,7 @@ static void pend_hints(pmpi_file *f, MPI_Info info)
         return;
     if (f->pending == MPI_INFO_NULL && PMPI_Info_create(&f->pending) != MPI_SUCCESS)
         return;
-    for (int i = 0; i < n; i++) {
-        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-        int flag = 0;
-        PMPI_Info_get_nthkey(info, i, key);
-        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
-        if (flag)
-            PMPI_Info_set(f->pending, key, value);
-    }
+    info_merge(f->pending, info);
 }
 
 void mcio_pmpi_after_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype,
@@ -234,24 +254,24 @@ void mcio_pmpi_after_set_info(MPI_File fh, MPI_Info info)
     pend_hints(f, info);
 }
 
+/* The MPI library's answer, under the engine's hints in force and every key the program set,
+ * as it set it (the engine's record of its hints files and info, then the hints given after
+ * open that the next collective call hands the engine). What the engine's own handle was
+ * opened with never shows: info is the application's handle's. */
 void mcio_pmpi_after_get_info(MPI_File fh, MPI_Info info)
 {
     pmpi_file *f = lookup(fh);
     if (!f || in_layer || info == MPI_INFO_NULL)
         return;
     in_layer = 1;
-    MPI_Info mi;
+    MPI_Info mi, given;
     if (mcio_file_get_info(f->mf, &mi) == MCIO_SUCCESS) {
-        int n = 0;
-        PMPI_Info_get_nkeys(mi, &n);
-        for (int i = 0; i < n; i++) {
-            char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-            int flag = 0;
-            PMPI_Info_get_nthkey(mi, i, key);
-            PMPI_Info_get(mi, key, MPI_MAX_INFO_VAL, value, &flag);
-            if (flag)
-                PMPI_Info_set(info, key, value);
+        info_merge(info, mi);
+        if (mcio_file_get_given_info(f->mf, &given) == MCIO_SUCCESS) {
+            info_merge(info, given);
+            PMPI_Info_free(&given);
         }
+        info_merge(info, f->pending);
         if (!f->enabled)
             PMPI_Info_set(info, "mcio_enable", "false");
         PMPI_Info_free(&mi);
@@ -344,12 +364,6 @@ static int64_t cursor_next(cursor *c, int64_t max, int64_t *where)
     c->s += n;
     return n;
 }
-
-typedef struct pieces {
-    int64_t n, cap;
-    int64_t *off, *len;
-    void **addr;
-} pieces;
 
 static int pieces_put(pieces *p, int64_t off, int64_t len, int64_t addr)
 {
@@ -533,8 +547,9 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
     int64_t nbytes = mt ? (int64_t)c->count * mt->size : 0;
     int64_t pos, eof, done = 0;
     const char *why = why_not_served(c, f, mt, nbytes, &pos, &eof);
-    pieces p = {0};
-    if (!why && build_pieces(f, mt, c->buf, pos * f->etype_size, nbytes, eof, &p, &done) != 0)
+    pieces *pp = &f->pieces, p;
+    pp->n = 0;
+    if (!why && build_pieces(f, mt, c->buf, pos * f->etype_size, nbytes, eof, pp, &done) != 0)
         why = "out of memory for the extent list";
     /* One agreement: can every rank serve the call, and has any rank hints pending. */
     int mine[2] = {why == NULL, f->pending != MPI_INFO_NULL ? -1 : 0}, agreed[2];
@@ -554,12 +569,12 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
                     why ? why : "");
         served = 0;
     } else {
+        p = *pp;
         st = c->write ? mcio_writev_at_all(f->mf, p.n, p.off, p.len, (const void *const *)p.addr)
                       : mcio_readv_at_all(f->mf, p.n, p.off, p.len, p.addr);
         *rc = st != MCIO_SUCCESS ? call_failed(c, st, mcio_error_message())
                                  : call_served(c, f, pos, nbytes, done);
     }
-    pieces_free(&p);
     mcio_flat_release(mt);
     in_layer = 0;
     return served;

@@ -389,10 +389,37 @@ static int delete_attr(MPI_Datatype t, int kv, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+/* Predefined types, flattened once per process and kept (each call's memory type and the
+ * default view's are one: flattening them at every call was an allocation and four MPI queries
+ * of each small call, issue 51). Beyond the table's room, flattened per call as before. */
+static struct {
+    MPI_Datatype type;
+    mcio_flat *flat;
+} named[32];
+static int nnamed;
+
+static mcio_flat *named_flat(MPI_Datatype type)
+{
+    mcio_flat *f = NULL;
+    pthread_mutex_lock(&keyval_lock);
+    for (int i = 0; i < nnamed && !f; i++)
+        if (named[i].type == type)
+            f = named[i].flat;
+    if (!f && nnamed < (int)(sizeof named / sizeof named[0]) && (f = flatten(type)) != NULL) {
+        named[nnamed].type = type, named[nnamed++].flat = f; /* the table's reference */
+    } else if (!f) {
+        pthread_mutex_unlock(&keyval_lock);
+        return flatten(type);
+    }
+    mcio_flat_retain(f);
+    pthread_mutex_unlock(&keyval_lock);
+    return f;
+}
+
 mcio_flat *mcio_flat_get(MPI_Datatype type)
 {
-    if (is_named(type)) /* no attributes on predefined types; flattening them is O(1) */
-        return flatten(type);
+    if (is_named(type)) /* no attributes on predefined types */
+        return named_flat(type);
     pthread_mutex_lock(&keyval_lock);
     if (keyval == MPI_KEYVAL_INVALID)
         PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, delete_attr, &keyval, NULL);

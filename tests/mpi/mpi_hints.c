@@ -11,8 +11,9 @@
  *   suffixes     "3k" in the file; mcio_io_backend from the file, and overridden by the info
  *   foreign keys ROMIO / vendor keys mcio does not read are accepted and ignored
  *   defaults     no MCIO_HINTS (unset or empty): 16 MiB, one aggregator per (virtual) node
- *   ROMIO_HINTS  ROMIO's hints file is read too, as ROMIO reads it: its keys take effect,
- *                MCIO_HINTS wins over it, the info over both; a missing one is ignored
+ *   ROMIO_HINTS  ROMIO's hints file is read too, as ROMIO reads it (once, at the first open; a
+ *                key's first line counts): its keys take effect, MCIO_HINTS wins over it, the
+ *                info over both; a missing one is ignored (MPI_HINTS_ROMIO=file|absent)
  *   MCIO_STATS   one JSON line per call, with the numbers mcio_file_get_stats reports
  */
 #include "mcio_test.h"
@@ -163,6 +164,50 @@ static void check_stats_file(void)
     mt.ctx = NULL;
 }
 
+/* MPI_HINTS_ROMIO=file|absent: ROMIO's hints file, read once, at the process's first open, as
+ * ROMIO reads it (MPICH 4.0.2), so each case is a process of its own. file: cb_buffer_size
+ * (its first line) and cb_nodes from it, MCIO_HINTS overrides cb_nodes, the info
+ * cb_buffer_size, and ROMIO_HINTS naming another file later changes nothing. absent: a
+ * ROMIO_HINTS naming no file is ignored, as ROMIO ignores it, and one set later is not read. */
+static int romio_hints_cases(const char *mode, const char *nodestr, int two)
+{
+    int n = mt.nprocs;
+    char hpath[600], name[64];
+    snprintf(name, sizeof name, "hints-romio-%.20s", mode); /* not the other runs' files */
+    mt_path(hpath, sizeof hpath, name);
+    int64_t span = (int64_t)n * per_rank - ((n - 1) % 2 ? 7 : 0);
+    int64_t fd = (span + nodes() - 1) / nodes();
+    char rpath[620];
+    snprintf(rpath, sizeof rpath, "%s.romio", hpath);
+    mt_write_text(rpath, "cb_buffer_size 4096\ncb_nodes 1\nromio_no_indep_rw false\n"
+                         "cb_buffer_size 8192\n"); /* collective */
+    if (strcmp(mode, "file") == 0) {
+        setenv("ROMIO_HINTS", rpath, 1);
+        scenario("romio-hints", MPI_INFO_NULL, &(expect){"4096", "1", "mpiio", 4096, 1, 0});
+        mt_write_text(hpath, "cb_nodes 2\n");
+        setenv("MCIO_HINTS", hpath, 1);
+        scenario("romio-hints-mcio-hints", MPI_INFO_NULL, &(expect){"4096", "2", "mpiio", 4096, two, 0});
+        MPI_Info info = mt_info("cb_buffer_size", "8192", NULL);
+        scenario("romio-hints-info", info, &(expect){"8192", "2", "mpiio", 8192, two, 0});
+        mt_info_free(&info);
+        unsetenv("MCIO_HINTS");
+        setenv("ROMIO_HINTS", hpath, 1); /* read once: this one is not */
+        scenario("romio-hints-once", MPI_INFO_NULL, &(expect){"4096", "1", "mpiio", 4096, 1, 0});
+    } else {
+        char absent[640];
+        snprintf(absent, sizeof absent, "%s.absent", rpath);
+        setenv("ROMIO_HINTS", absent, 1);
+        scenario("romio-hints-absent", MPI_INFO_NULL, &(expect){"16777216", nodestr, "mpiio", fd, nodes(), 14});
+        setenv("ROMIO_HINTS", rpath, 1); /* read once: too late */
+        scenario("romio-hints-late", MPI_INFO_NULL, &(expect){"16777216", nodestr, "mpiio", fd, nodes(), 14});
+    }
+    unsetenv("ROMIO_HINTS");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (mt.rank == 0 && !mt.failures)
+        unlink(hpath), unlink(rpath);
+    return mt_finish();
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "mpi_hints");
@@ -173,6 +218,9 @@ int main(int argc, char **argv)
     snprintf(hpath, sizeof hpath, "%s.txt", path);
     snprintf(nodestr, sizeof nodestr, "%d", nodes());
     int two = min_int(2, n);
+    const char *mode = getenv("MPI_HINTS_ROMIO");
+    if (mode && *mode)
+        return romio_hints_cases(mode, nodestr, two);
 
     mt_write_text(hpath, "# site defaults for mcio\n"
                       "\n"
@@ -218,28 +266,8 @@ int main(int argc, char **argv)
     scenario("defaults", MPI_INFO_NULL, &(expect){"16777216", nodestr, "mpiio", fd, nodes(), 14});
     unsetenv("MCIO_HINTS");
 
-    /* ROMIO_HINTS: cb_buffer_size and cb_nodes from it; MCIO_HINTS overrides cb_nodes, the
-     * info cb_buffer_size; a ROMIO_HINTS naming no file is ignored, as ROMIO ignores it. */
-    char rpath[620];
-    snprintf(rpath, sizeof rpath, "%s.romio", path);
-    mt_write_text(rpath, "cb_buffer_size 4096\ncb_nodes 1\nromio_no_indep_rw false\n");
-    setenv("ROMIO_HINTS", rpath, 1);
-    scenario("romio-hints", MPI_INFO_NULL, &(expect){"4096", "1", "mpiio", 4096, 1, 0});
-    mt_write_text(hpath, "cb_nodes 2\n");
-    setenv("MCIO_HINTS", hpath, 1);
-    scenario("romio-hints-mcio-hints", MPI_INFO_NULL, &(expect){"4096", "2", "mpiio", 4096, two, 0});
-    info = mt_info("cb_buffer_size", "8192", NULL);
-    scenario("romio-hints-info", info, &(expect){"8192", "2", "mpiio", 8192, two, 0});
-    mt_info_free(&info);
-    unsetenv("MCIO_HINTS");
-    snprintf(rpath + strlen(rpath), sizeof rpath - strlen(rpath), ".absent");
-    setenv("ROMIO_HINTS", rpath, 1);
-    scenario("romio-hints-absent", MPI_INFO_NULL, &(expect){"16777216", nodestr, "mpiio", fd, nodes(), 14});
-    unsetenv("ROMIO_HINTS");
-    rpath[strlen(rpath) - strlen(".absent")] = '\0';
-
     check_stats_file();
     if (mt.rank == 0 && !mt.failures)
-        unlink(hpath), unlink(rpath);
+        unlink(hpath);
     return mt_finish();
 }

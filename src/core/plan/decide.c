@@ -8,6 +8,7 @@
  * times; the *memo* is an operation's last choice and the key of its inputs, so that a call
  * whose inputs repeat takes it again instead of predicting every candidate anew.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,13 +34,23 @@ static int64_t memory_bucket(int64_t v)
 }
 
 /* The rest of a choice's inputs (hints, cost table, machine) change only with
- * mcio_file_set_hints, which forgets the choices. */
+ * mcio_file_set_hints, which forgets the choices. Offsets count from the lowest start: a
+ * program's calls at moving offsets in one shape (IOR's transfers, a time step's records) keep
+ * their choice (deciding at each call cost 15 us of a 4 KiB call's 19 at one rank, and most of
+ * a 20,000-byte call's 3 ms at 8 ranks on 2 cores, issue 51); the choice taken again is
+ * planned for the call's exact offsets, its alignment included (chosen_again). */
 uint64_t mcio_decide_key(const mcio_topology *topo, const mcio_summary *sum)
 {
     uint64_t h = 0;
     const int64_t *extents = topo->rank_extents, *calls = topo->rank_calls;
+    int64_t base = INT64_MAX;
+    for (int r = 0; r < topo->nprocs; r++)
+        if (sum[r].bytes > 0 && sum[r].start < base)
+            base = sum[r].start;
     for (int r = 0; r < topo->nprocs; r++) {
-        h = mcio_key_word(mcio_key_word(mcio_key_word(h, sum[r].start), sum[r].end), sum[r].bytes);
+        int64_t shift = sum[r].bytes > 0 ? base : 0;
+        h = mcio_key_word(mcio_key_word(mcio_key_word(h, sum[r].start - shift), sum[r].end - shift),
+                          sum[r].bytes);
         h = mcio_key_word(mcio_key_word(h, extents ? extents[r] : -1), calls ? calls[r] : 0);
     }
     for (int j = 0; topo->node_mem && j < topo->nnodes; j++)
