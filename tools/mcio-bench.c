@@ -467,6 +467,32 @@ static int parse_patterns(opts *o, const char *plist, char *msg, size_t msglen)
     return 0;
 }
 
+/* The options that take a plain count within bounds: 0 when arg is one and val fits, bad()'s
+ * verdict when it does not, -1 when arg is not one of them. */
+static int parse_count(opts *o, const char *arg, const char *val, int is_num, int64_t num,
+                       char *msg, size_t msglen)
+{
+    static const struct {
+        const char *name;
+        int64_t lo, hi;
+        size_t at; /* an int of opts */
+    } counts[] = {
+        {"--soak", 1, 1000000, offsetof(opts, soak)},
+        {"--reps", 1, 100000, offsetof(opts, reps)},
+        {"--buffer-offset", 0, 4095, offsetof(opts, buffer_offset)},
+    };
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) {
+        if (strcmp(arg, counts[k].name) != 0)
+            continue;
+        if (!is_num || num < counts[k].lo || num > counts[k].hi || strpbrk(val, "kKmMgG"))
+            return bad(msg, msglen, "%s: '%s' is not a count from %" PRId64 " to %" PRId64,
+                       arg, val, counts[k].lo, counts[k].hi);
+        *(int *)((char *)o + counts[k].at) = (int)num;
+        return 0;
+    }
+    return -1;
+}
+
 static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
 {
     int verdict;
@@ -537,19 +563,9 @@ static int parse_args(int argc, char **argv, opts *o, char *msg, size_t msglen)
             *sep = '\0';
             o->hint_key[o->nhints] = val;
             o->hint_val[o->nhints++] = sep + 1;
-        } else if (!strcmp(arg, "--soak")) {
-            if (!is_num || num < 1 || num > 1000000 || strpbrk(val, "kKmMgG"))
-                return bad(msg, msglen, "--soak: '%s' is not a count from 1 to 1000000", val);
-            o->soak = (int)num;
-        } else if (!strcmp(arg, "--reps")) {
-            if (!is_num || num < 1 || num > 100000 || strpbrk(val, "kKmMgG"))
-                return bad(msg, msglen, "--reps: '%s' is not a count from 1 to 100000", val);
-            o->reps = (int)num;
-        } else if (!strcmp(arg, "--buffer-offset")) {
-            if (!is_num || num < 0 || num > 4095 || strpbrk(val, "kKmMgG"))
-                return bad(msg, msglen, "--buffer-offset: '%s' is not a count from 0 to 4095",
-                           val);
-            o->buffer_offset = (int)num;
+        } else if ((verdict = parse_count(o, arg, val, is_num, num, msg, msglen)) >= 0) {
+            if (verdict)
+                return verdict;
         } else { /* byte counts; only the seeds and --random-max may be 0 */
             int may_be_zero = strstr(arg, "seed") || !strcmp(arg, "--random-max");
             if (!is_num || (num == 0 && !may_be_zero))

@@ -485,6 +485,25 @@ def natives_table(doc):
                                                                              op)], " | ".join(cells)))
 
 
+def report_spread(rows, doc):
+    """The default's spread across its processes (repetitions), beside the better native's."""
+    spread = [r for r in rows if r["default_spread"] is not None]
+    if spread:
+        wide = sorted((r for r in spread if r["default_spread"] >= SPREAD_BAR),
+                      key=lambda r: -r["default_spread"])
+        print("The default's spread across its %s (largest less smallest, over the median): "
+              "under %.0f%% in %d of %d cases%s." % (
+                  "processes" if doc.get("pairing") == "alone" else "repetitions",
+                  100 * SPREAD_BAR, len(spread) - len(wide), len(spread),
+                  "; " + ", ".join("%s %s %s %.0f%%" % (r["site"], r["pattern"], r["op"],
+                                                       100 * r["default_spread"])
+                                   for r in wide[:8]) if wide else ""))
+        ns = [r["native_spread"] for r in rows if r["native_spread"] is not None]
+        if ns:
+            print("The better native's spread alike (the host's noise): under %.0f%% in %d of %d "
+                  "cases." % (100 * SPREAD_BAR, sum(x < SPREAD_BAR for x in ns), len(ns)))
+
+
 def report(args):
     with open(args.json) as f:
         doc = json.load(f)
@@ -524,21 +543,7 @@ def report(args):
           "interquartile range (below the bar, but not distinguishable from it by these "
           "repetitions)." % ("/".join(sorted({str(r["reps"]) for r in rows})),
                              json.dumps(doc.get("calls", 1)), in_spread))
-    spread = [r for r in rows if r["default_spread"] is not None]
-    if spread:
-        wide = sorted((r for r in spread if r["default_spread"] >= SPREAD_BAR),
-                      key=lambda r: -r["default_spread"])
-        print("The default's spread across its %s (largest less smallest, over the median): "
-              "under %.0f%% in %d of %d cases%s." % (
-                  "processes" if doc.get("pairing") == "alone" else "repetitions",
-                  100 * SPREAD_BAR, len(spread) - len(wide), len(spread),
-                  "; " + ", ".join("%s %s %s %.0f%%" % (r["site"], r["pattern"], r["op"],
-                                                       100 * r["default_spread"])
-                                   for r in wide[:8]) if wide else ""))
-        ns = [r["native_spread"] for r in rows if r["native_spread"] is not None]
-        if ns:
-            print("The better native's spread alike (the host's noise): under %.0f%% in %d of %d "
-                  "cases." % (100 * SPREAD_BAR, sum(x < SPREAD_BAR for x in ns), len(ns)))
+    report_spread(rows, doc)
     if doc.get("pairing") == "alone":
         print("Each configuration, the default and each native ran in processes of their own, "
               "as users run them: ratios are of medians over the processes.")

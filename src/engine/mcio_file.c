@@ -362,6 +362,56 @@ static MPI_Comm private_comm(MPI_Comm comm)
     return dup;
 }
 
+/* mcio_file_open's local checks of its arguments and hints, after st (a check before): the
+ * access mode, the hints files and info, the backend, the path, MCIO_STATS (rank 0). */
+static int open_args(mcio_file f, const char *path, int amode, MPI_Info info, int st,
+                     char detail[MCIO_DETAIL_LEN])
+{
+    if (st == MCIO_SUCCESS && !path)
+        st = MCIO_ERR_ARG, snprintf(detail, MCIO_DETAIL_LEN, "path is NULL");
+    if (st == MCIO_SUCCESS && !!(amode & MPI_MODE_RDONLY) + !!(amode & MPI_MODE_WRONLY) +
+                                      !!(amode & MPI_MODE_RDWR) != 1)
+        st = MCIO_ERR_ARG, snprintf(detail, MCIO_DETAIL_LEN,
+                                     "amode %d: exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY "
+                                     "and MPI_MODE_RDWR is required", amode);
+    if (st == MCIO_SUCCESS && (amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
+        st = MCIO_ERR_ARG, snprintf(detail, MCIO_DETAIL_LEN,
+                                     "amode: MPI_MODE_CREATE and MPI_MODE_EXCL need write access");
+    if (st == MCIO_SUCCESS && PMPI_Info_create(&f->given) != MPI_SUCCESS)
+        f->given = MPI_INFO_NULL, st = MCIO_ERR_NOMEM, snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
+    if (st == MCIO_SUCCESS)
+        st = read_hints(info, &f->hints, f->given, detail);
+    if (st == MCIO_SUCCESS && !(f->io = mcio_io_find(f->hints.io_backend))) {
+        char known[128];
+        mcio_io_names(known, sizeof known);
+        st = MCIO_ERR_HINT;
+        snprintf(detail, MCIO_DETAIL_LEN, "hint mcio_io_backend: '%s' is not a backend (known: %s)",
+                 f->hints.io_backend, known);
+    }
+    if (st == MCIO_SUCCESS && !(f->path = strdup(path)))
+        st = MCIO_ERR_NOMEM, snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
+    if (st == MCIO_SUCCESS && f->rank == 0 && getenv("MCIO_STATS") && *getenv("MCIO_STATS") &&
+        (!(f->stats_path = strdup(getenv("MCIO_STATS"))) ||
+         !(f->stats_gathered = malloc(((size_t)f->nprocs + 1) * sizeof(int64_t)))))
+        st = MCIO_ERR_NOMEM, snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
+    return st;
+}
+
+/* The file's arrays of one entry per node: budgets, their sources, the statistics'. Local. */
+static int node_arrays(mcio_file f, char detail[MCIO_DETAIL_LEN])
+{
+    f->node_budget = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    f->node_source = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int));
+    f->stats_budget = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    f->stats_peak = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    f->stats_model = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    f->stats_predicted = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
+    if (!f->node_budget || !f->node_source || !f->stats_budget || !f->stats_peak ||
+        !f->stats_model || !f->stats_predicted)
+        return snprintf(detail, MCIO_DETAIL_LEN, "out of memory"), MCIO_ERR_NOMEM;
+    return MCIO_SUCCESS;
+}
+
 int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
 {
     char detail[MCIO_DETAIL_LEN] = "";
@@ -389,33 +439,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     PMPI_Comm_rank(f->comm, &f->rank);
     PMPI_Comm_size(f->comm, &f->nprocs);
     f->amode = amode;
-    if (st == MCIO_SUCCESS && !path)
-        st = MCIO_ERR_ARG, snprintf(detail, sizeof detail, "path is NULL");
-    if (st == MCIO_SUCCESS && !!(amode & MPI_MODE_RDONLY) + !!(amode & MPI_MODE_WRONLY) +
-                                      !!(amode & MPI_MODE_RDWR) != 1)
-        st = MCIO_ERR_ARG, snprintf(detail, sizeof detail,
-                                     "amode %d: exactly one of MPI_MODE_RDONLY, MPI_MODE_WRONLY "
-                                     "and MPI_MODE_RDWR is required", amode);
-    if (st == MCIO_SUCCESS && (amode & MPI_MODE_RDONLY) && (amode & (MPI_MODE_CREATE | MPI_MODE_EXCL)))
-        st = MCIO_ERR_ARG, snprintf(detail, sizeof detail,
-                                     "amode: MPI_MODE_CREATE and MPI_MODE_EXCL need write access");
-    if (st == MCIO_SUCCESS && PMPI_Info_create(&f->given) != MPI_SUCCESS)
-        f->given = MPI_INFO_NULL, st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
-    if (st == MCIO_SUCCESS)
-        st = read_hints(info, &f->hints, f->given, detail);
-    if (st == MCIO_SUCCESS && !(f->io = mcio_io_find(f->hints.io_backend))) {
-        char known[128];
-        mcio_io_names(known, sizeof known);
-        st = MCIO_ERR_HINT;
-        snprintf(detail, sizeof detail, "hint mcio_io_backend: '%s' is not a backend (known: %s)",
-                 f->hints.io_backend, known);
-    }
-    if (st == MCIO_SUCCESS && !(f->path = strdup(path)))
-        st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
-    if (st == MCIO_SUCCESS && f->rank == 0 && getenv("MCIO_STATS") && *getenv("MCIO_STATS") &&
-        (!(f->stats_path = strdup(getenv("MCIO_STATS"))) ||
-         !(f->stats_gathered = malloc(((size_t)f->nprocs + 1) * sizeof(int64_t)))))
-        st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
+    st = open_args(f, path, amode, info, st, detail);
     /* Rank 0's MCIO_STATS decides for all (the statistics gather a count from every rank): the
      * others' 0 under its 1 in the agreement's maximum. */
     int64_t stats_on = f->stats_path != NULL;
@@ -427,15 +451,8 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     if (st != MCIO_SUCCESS)
         goto fail;
     st = mcio_machine_load_network(f->comm, &f->machine, f->hints.topology_file, detail);
-    f->node_budget = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
-    f->node_source = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int));
-    f->stats_budget = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
-    f->stats_peak = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
-    f->stats_model = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
-    f->stats_predicted = malloc(((size_t)f->machine.nnodes + 1) * sizeof(int64_t));
-    if (st == MCIO_SUCCESS && (!f->node_budget || !f->node_source || !f->stats_budget ||
-                               !f->stats_peak || !f->stats_model || !f->stats_predicted))
-        st = MCIO_ERR_NOMEM, snprintf(detail, sizeof detail, "out of memory");
+    if (st == MCIO_SUCCESS)
+        st = node_arrays(f, detail);
     if (st == MCIO_SUCCESS)
         node_budgets(f), hints_taken(f);
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);

@@ -302,6 +302,22 @@ static void choose_readers(MPI_Comm comm, mcio_machine *m)
 }
 #endif
 
+/* The ranks of each node, in rank order (the probe combines them node by node); index: nprocs
+ * ints of scratch. */
+static void order_ranks(mcio_machine *m, int nprocs, int *index)
+{
+    memset(m->node_first, 0, ((size_t)m->nnodes + 1) * sizeof(int)); /* shared in simulation */
+    for (int r = 0; r < nprocs; r++)
+        m->node_first[m->node_of_rank[r] + 1]++;
+    for (int j = 0; j < m->nnodes; j++)
+        m->node_first[j + 1] += m->node_first[j];
+    memset(index, 0, (size_t)nprocs * sizeof(int)); /* now: ranks of each node placed so far */
+    for (int r = 0; r < nprocs; r++) {
+        int j = m->node_of_rank[r];
+        m->rank_order[m->node_first[j] + index[j]++] = r;
+    }
+}
+
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
 {
     return mcio_machine_detect_kept(comm, MPI_COMM_NULL, m, detail);
@@ -373,17 +389,7 @@ int mcio_machine_detect_kept(MPI_Comm comm, MPI_Comm origin, mcio_machine *m,
     }
     index_nodes(m, all, nprocs, index);
     m->is_virtual = per_node > 0;
-    /* The ranks of each node, in rank order (the probe combines them node by node). */
-    memset(m->node_first, 0, ((size_t)m->nnodes + 1) * sizeof(int)); /* shared in simulation */
-    for (int r = 0; r < nprocs; r++)
-        m->node_first[m->node_of_rank[r] + 1]++;
-    for (int j = 0; j < m->nnodes; j++)
-        m->node_first[j + 1] += m->node_first[j];
-    memset(index, 0, (size_t)nprocs * sizeof(int)); /* now: ranks of each node placed so far */
-    for (int r = 0; r < nprocs; r++) {
-        int j = m->node_of_rank[r];
-        m->rank_order[m->node_first[j] + index[j]++] = r;
-    }
+    order_ranks(m, nprocs, index);
     /* Memory: virtual, or what the ranks read. */
     if (memspec && *memspec) {
         mcio_memory_virtual(memspec, m->nnodes, m->node_mem, memdetail); /* checked above */
