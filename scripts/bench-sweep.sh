@@ -4,7 +4,7 @@
 # rank count, all Open MPI at up to 8 ranks; MPICH at 2 ranks, where it does not busy-poll),
 # each engine (native, mcio with the romio and memory strategies, the limit, dd) verified byte
 # for byte; then dd's own sequential throughput; then the generated block of
-# docs/performance.md (tables, figures in docs/figures/, machine, MPI versions, commands).
+# docs/sweep.md (tables, figures in docs/figures/, machine, MPI versions, commands).
 # The JSON of every repetition goes to out/sweep/. An interrupted run, started again, resumes
 # (finished cases are kept); remove out/sweep for a new sweep.
 # Usage: scripts/bench-sweep.sh     settings: MCIO_SWEEP_DIR (where files go, /tmp)
@@ -29,6 +29,6 @@ json.dump(d, open(sys.argv[3], "w"))' "$root/tools/sweeps/$s.json" "$dir" "$desc
   results+=("$out/$s.json")
 done
 "$root/tools/mcio-sweep.py" dd --dir "$dir" --size 512m --reps 3 --out "$out/dd.json"
-"$root/tools/mcio-sweep.py" report --doc "$root/docs/performance.md" --figures "$root/docs/figures" \
+"$root/tools/mcio-sweep.py" report --doc "$root/docs/sweep.md" --figures "$root/docs/figures" \
   --dd "$out/dd.json" --elapsed $(( $(date +%s) - start )) "${results[@]}" 2>&1 | sed 's/^/bench-sweep: /' >&2
-echo "bench-sweep: done in $(( $(date +%s) - start )) s; docs/performance.md's generated block and docs/figures/sweep-*.png" >&2
+echo "bench-sweep: done in $(( $(date +%s) - start )) s; docs/sweep.md's generated block and docs/figures/sweep-*.png" >&2

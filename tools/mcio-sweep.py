@@ -4,7 +4,7 @@
     tools/mcio-sweep.py run SWEEP.json [--out out/sweep-NAME.json] [--build build]
     tools/mcio-sweep.py plot out/sweep-NAME.json [--png-prefix out/sweep-NAME]
     tools/mcio-sweep.py dd --dir /tmp --size 512m --out out/dd.json
-    tools/mcio-sweep.py report --doc docs/performance.md --figures docs/figures \
+    tools/mcio-sweep.py report --doc docs/sweep.md --figures docs/figures \
         [--dd out/dd.json] out/sweep-A.json out/sweep-B.json ...
 
 dd measures the file system's sequential throughput with dd itself (1 MiB blocks: through the
@@ -359,7 +359,7 @@ def dd(args):
     return 0
 
 
-# ---- The generated block of docs/performance.md ----
+# ---- The generated block of docs/sweep.md ----
 
 REPORT_BEGIN = "<!-- mcio-sweep report: written by tools/mcio-sweep.py report; edit outside -->"
 REPORT_END = "<!-- end of the mcio-sweep report -->"
