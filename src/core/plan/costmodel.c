@@ -518,6 +518,63 @@ static double aggregator_time(const mcio_cost_table *t, int depth, int w, double
     return (ex > io ? ex : io) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
 }
 
+/* The rank's pieces per byte over all the ranks (mcio_cost_predict_plan's density): the
+ * blocks an aggregator unpacks per remote byte. */
+static double mean_density(const mcio_cost_inputs *in)
+{
+    const mcio_topology *topo = in->topo;
+    double all_bytes = 0, all_pieces = 0; /* pieces per byte over the ranks */
+    for (int r = 0; r < topo->nprocs; r++) {
+        all_bytes += (double)in->sum[r].bytes;
+        all_pieces += piece_density(topo, in->sum, r) * (double)in->sum[r].bytes;
+    }
+    return all_bytes > 0 ? all_pieces / all_bytes : 0;
+}
+
+/* What mcio_cost_predict_plan's walk found per domain (msgs, remote, bytes, iod) and per node
+ * (aggs, ranks, cold). */
+typedef struct domain_loads {
+    const double *msgs, *remote, *bytes, *iod;
+    const int *aggs, *ranks;
+    const double *cold;
+} domain_loads;
+
+/* The slowest of worst and every busy domain's aggregator time; each domain's exchange added to
+ * its node's CPU work (cpu), and its file access too where that is CPU work (cpu_io). */
+static double aggregators_worst(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
+                                double density, const domain_loads *dl, double worst, double *cpu,
+                                double *cpu_io)
+{
+    const mcio_topology *topo = in->topo;
+    const mcio_cost_table *t = in->cost;
+    const int *aggs = dl->aggs, *ranks = dl->ranks;
+    int last_w = -1, last_n = -1;
+    double share = 1, threads = 1;
+    for (int d = 0; d < fd->ndomains; d++) {
+        if (fd->rounds[d] <= 0)
+            continue;
+        int j = topo->node_of_rank[fd->agg_rank[d]], w = aggs[j];
+        double rounds = fd->rounds[d], io = dl->iod[d];
+        if (w != last_w || ranks[j] != last_n) { /* the cores they share, per node layout */
+            last_w = w, last_n = ranks[j];
+            share = mcio_cost_busiest_core(t->cores, w, ranks[j]);
+            threads = mcio_cost_busiest_core(t->cores, 2 * w, ranks[j] + w);
+        }
+        /* The remote bytes arrive through datatypes of the senders' pieces: the aggregator
+         * unpacks as many blocks as they packed. */
+        double ex = dl->msgs[d] * t->msg + dl->remote[d] * (t->msg_byte + density * t->piece) +
+                    dl->bytes[d] * t->copy_byte +
+                    COLD_PASSES * dl->cold[j] * dl->bytes[d] * (t->copy_cold - t->copy_byte);
+        int io_shares = io_is_cpu(t) && !writes_take_turns(t, in->write); /* else: turns */
+        double td = aggregator_time(t, depth, w, rounds, ex * share,
+                                    io_shares ? io * share : io, threads);
+        worst = td > worst ? td : worst;
+        cpu[j] += ex;
+        cpu_io[j] += io_is_cpu(t) ? io : 0;
+    }
+    return worst;
+}
+
 /*
  * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
  * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
@@ -566,12 +623,7 @@ int mcio_cost_predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, in
     qsort(ends, (size_t)m, sizeof(int64_t), cmp_i64);
     walk_domains(in, fd, &map, starts, ends, m, bytes, remote, msgs, prefix, own);
     worst = senders(in, fd, prefix, own, cpu);
-    double all_bytes = 0, all_pieces = 0; /* pieces per byte over the ranks */
-    for (int r = 0; r < n; r++) {
-        all_bytes += (double)in->sum[r].bytes;
-        all_pieces += piece_density(topo, in->sum, r) * (double)in->sum[r].bytes;
-    }
-    double density = all_bytes > 0 ? all_pieces / all_bytes : 0;
+    double density = mean_density(in);
     for (int d = 0; d < nd; d++)
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
     for (int r = 0; r < n; r++)
@@ -581,30 +633,8 @@ int mcio_cost_predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, in
         goto done;
     }
     cold_buffers(in, fd, depth, aggs, cold);
-    int last_w = -1, last_n = -1;
-    double share = 1, threads = 1;
-    for (int d = 0; d < nd; d++) {
-        if (fd->rounds[d] <= 0)
-            continue;
-        int j = topo->node_of_rank[fd->agg_rank[d]], w = aggs[j];
-        double rounds = fd->rounds[d], io = iod[d];
-        if (w != last_w || ranks[j] != last_n) { /* the cores they share, per node layout */
-            last_w = w, last_n = ranks[j];
-            share = mcio_cost_busiest_core(t->cores, w, ranks[j]);
-            threads = mcio_cost_busiest_core(t->cores, 2 * w, ranks[j] + w);
-        }
-        /* The remote bytes arrive through datatypes of the senders' pieces: the aggregator
-         * unpacks as many blocks as they packed. */
-        double ex = msgs[d] * t->msg + remote[d] * (t->msg_byte + density * t->piece) +
-                    bytes[d] * t->copy_byte +
-                    COLD_PASSES * cold[j] * bytes[d] * (t->copy_cold - t->copy_byte);
-        int io_shares = io_is_cpu(t) && !writes_take_turns(t, in->write); /* else: turns */
-        double td = aggregator_time(t, depth, w, rounds, ex * share,
-                                    io_shares ? io * share : io, threads);
-        worst = td > worst ? td : worst;
-        cpu[j] += ex;
-        cpu_io[j] += io_is_cpu(t) ? io : 0;
-    }
+    domain_loads dl = {msgs, remote, bytes, iod, aggs, ranks, cold};
+    worst = aggregators_worst(in, fd, depth, density, &dl, worst, cpu, cpu_io);
     double nodes = nodes_bound(t, topo->nnodes, depth, ranks, cpu, cpu_io, turns);
     worst = nodes > worst ? nodes : worst;
 done:
