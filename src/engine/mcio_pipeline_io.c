@@ -397,7 +397,7 @@ void mcio_pipe_io_start(pipe_io *io)
     io->one_core = one_core();
     if (mode == MCIO_IO_THREAD_NEVER ||
         (mode == MCIO_IO_THREAD_AUTO && io->one_core && fh->io_inline))
-        return; /* inline: see "When the I/O thread cannot help" at the top */
+        return; /* inline: docs/design.md, "When the I/O thread cannot help" */
     if (pthread_mutex_init(&io->mu, NULL) != 0)
         return;
     if (pthread_cond_init(&io->cv, NULL) != 0) {
