@@ -38,23 +38,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "calibrate_internal.h"
 #include "mcio_engine.h"
 
-/* REPEAT: each phase of file access is timed so many times; on a local file system the fastest
- * is kept (the first after a wait is the slowest: on this host's page cache 1.4 times the
- * per-byte cost of a write taken once), on a remote one the median (probe_fs_costs). */
-enum { SMALL = 4096, NSMALL = 16, BIG_ONE = 2 << 20, BIG_EACH = 512 << 10, PINGS = 20, REPEAT = 3 };
-
-/* SYNC_REPEAT: a write and its sync are timed so many times, the median try kept (each
- * try's time the slowest rank's, as a call waits for it). A remote file system's flush
- * varies both ways from try to try: on this host's GlusterFS the sync of 8 ranks that had
- * each written 512 KiB, timed once per probe, came to 11.8-25.0 ms over 12 probes; the
- * median of five, 9.7-14.7 over 6 (docs/performance.md, seventeenth pass). */
-enum { SYNC_REPEAT = 5 };
-
-/* Called through a volatile pointer: a copy into memory nobody reads after is otherwise dead
- * code to the compiler (measured here: 0.17 us for 256 KiB). */
-static void *(*volatile copy_fn)(void *, const void *, size_t) = memmove;
 
 #ifndef MCIO_SIMULATE /* the simulation has no files to probe: the defaults of the kind */
 /* The cache's generation, in its files' names: a probe of another generation measured
@@ -126,295 +112,17 @@ static void write_cache(const char *dir, const char *file, const mcio_cost_table
 
 #endif
 
-/* Write or read len bytes at off on fd, in as many calls as the system takes: 0, or -1 on an
- * error. */
-static int access_at(int fd, int write, char *buf, int64_t off, int64_t len)
-{
-    for (int64_t done = 0; done < len;) {
-        ssize_t n = write ? pwrite(fd, buf + done, (size_t)(len - done), off + done)
-                          : pread(fd, buf + done, (size_t)(len - done), off + done);
-        if (n <= 0)
-            return -1;
-        done += n;
-    }
-    return 0;
-}
-
-/* alpha and beta of t = alpha + n beta from a small and a big size. */
-static void fit(double t_small, double t_big, int64_t big, double *call, double *byte)
-{
-    double b = (t_big - t_small) / (double)(big - SMALL);
-    *byte = b > 1e-13 ? b : 1e-13;
-    double a = t_small - SMALL * *byte;
-    *call = a > 1e-8 ? a : 1e-8;
-}
-
-/* Collective: wait for every rank without holding a core (a nonblocking barrier tested between
- * naps of 50 us). The ranks that only wait must leave the cores to the ones being timed: with
- * 8 ranks on 2 cores, six ranks polling in a collective took the ping-pong's cores and priced
- * a message's bytes at 1.8 GB/s where the exchange of a call moved them at twice that. */
-static void nap_barrier(MPI_Comm comm)
-{
-    MPI_Request req;
-    int done = 0;
-    PMPI_Ibarrier(comm, &req);
-    for (PMPI_Test(&req, &done, MPI_STATUS_IGNORE); !done;
-         PMPI_Test(&req, &done, MPI_STATUS_IGNORE)) {
-        struct timespec nap = {0, 50000};
-        nanosleep(&nap, NULL);
-    }
-}
-
-/* Collective: the start of a phase of the file-system probe, and where the ranks that are
- * not timed wait. On a local file system a nap (nap_barrier): the kernel does each rank's
- * access on the rank's own core, and the ranks that only wait must leave it the cores. On a
- * remote one in the MPI library's barrier, as a call's waiting ranks wait in its collectives:
- * there the access's work is done by other processes (the file system's client, here its
- * servers too), which share the cores with the waiting ranks in a call as in the probe.
- * Measured on this host's GlusterFS testbed (8 ranks, 2 cores): napping ranks that woke every
- * 50 us put the lone 2 MiB write at 3.6-6.7 ms over 6 probes, and a node's 8 concurrent writes
- * with their syncs at 1.0-1.8 times one rank's 4 MiB (a probe near 1.1 sends the writes back
- * to independent access, which the calls measured at 0.83-1.0 of aggregation); waiting in
- * the barrier, 2.5-3.3 ms over 5 probes and 1.5-2.1 times over 12 (docs/performance.md,
- * eighteenth pass). */
-static void phase_barrier(const mcio_file fh)
-{
-    if (fh->fs.remote)
-        PMPI_Barrier(fh->comm);
-    else
-        nap_barrier(fh->comm);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* The median of n times (sorted in place). */
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof v[0], cmp_double);
-    return v[n / 2];
-}
-
-/* The least of n times. */
-static double least_of(const double *v, int n)
-{
-    double m = v[0];
-    for (int i = 1; i < n; i++)
-        m = v[i] < m ? v[i] : m;
-    return m;
-}
-
-/* Collective: the file-system part of the probe. The ranks with active set access the file at
- * once, each in its own region, in phases each begun together (phase_barrier): NSMALL calls of
- * SMALL bytes, one call of big bytes and, for writes that end with one (fs.defers_errors:
- * mcio_write_sync auto), the big call again with its sync right after, as a call syncs what
- * it has just written (the sync is that phase's time less the big call's). The sync is
- * priced apart: a call pays it once per writer, not per file call. Each phase but the last
- * runs REPEAT times, and the last SYNC_REPEAT times, the median kept. On a remote file
- * system, whose streams run side by side, a try's time is its slowest rank's, as a call waits
- * for it (each rank's fastest try, then the slowest of those, let each of 8 ranks pick its
- * lucky one of three: docs/performance.md, seventeenth pass), and the median try is kept, as
- * a call does not choose its try either: the fastest of three priced the independent reads
- * of the GlusterFS testbed at 0.55-0.62 of their measured time, aggregated ones at 0.64-0.77;
- * with the median, the independent read of HACC-IO's nine pieces a rank came to 0.99 of its
- * measured time (docs/performance.md, nineteenth pass). On a local one a try's time is each
- * rank's own, the fastest kept: a node's writes to the file take turns, which the cost model
- * adds up itself (costmodel.c: writes_take_turns). The region is written once, untimed,
- * before: the timed writes rewrite pages the file has, as a call rewriting a file does (a new
- * file's first write also allocates them, on this host's page cache several times the cost
- * per byte of a rewrite; the ways of running a call pay that alike). *ok agreed; fills
- * call/byte[.][c] and sync[c]. */
-static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big, char *buf,
-                           mcio_cost_table *t, int *ok)
-{
-    /* [REPEAT (2 op + phase) + rep]: per small call, the big call; [4 REPEAT + rep]: the write
-     * and its sync; [TRIES + 2 op + phase]: this rank's fastest try */
-    enum { TRIES = 4 * REPEAT + SYNC_REPEAT, TIMES = TRIES + 4 };
-    double mine[TIMES] = {0}, worst[TIMES];
-    int64_t off = (int64_t)fh->rank * (NSMALL * SMALL + big);
-    int sync = fh->fs.defers_errors;
-    int err = active && (access_at(fd, 1, buf, off, NSMALL * SMALL + big) != 0 ||
-                         (sync && fsync(fd) != 0));
-    for (int op = 0; op < 2; op++)
-        for (int phase = 0; phase < (op == 0 && sync ? 3 : 2); phase++)
-            for (int rep = 0; rep < (phase == 2 ? SYNC_REPEAT : REPEAT); rep++) {
-                phase_barrier(fh);
-                if (!active || err)
-                    continue;
-                double t0 = PMPI_Wtime();
-                for (int i = 0; phase == 0 && i < NSMALL; i++)
-                    err |= access_at(fd, op == 0, buf, off + (int64_t)i * SMALL, SMALL);
-                if (phase == 1)
-                    err |= access_at(fd, op == 0, buf, off + NSMALL * SMALL, big);
-                if (phase == 2) /* the big write again, and its sync right after */
-                    err |= access_at(fd, 1, buf, off + NSMALL * SMALL, big) != 0 || fsync(fd) != 0;
-                double t = (PMPI_Wtime() - t0) / (phase == 0 ? NSMALL : 1);
-                mine[phase == 2 ? 4 * REPEAT + rep : REPEAT * (2 * op + phase) + rep] = t;
-            }
-    for (int k = 0; k < 4; k++)
-        mine[TRIES + k] = least_of(mine + REPEAT * k, REPEAT);
-    int bad = err != 0, anybad = 0;
-    PMPI_Allreduce(mine, worst, TIMES, MPI_DOUBLE, MPI_MAX, fh->comm);
-    PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, fh->comm);
-    if (anybad) {
-        *ok = 0;
-        return;
-    }
-    double kept[4]; /* [2 op + phase]: the median try's slowest rank, or the ranks' fastest */
-    for (int k = 0; k < 4; k++)
-        kept[k] = fh->fs.remote ? median_of(worst + REPEAT * k, REPEAT) : worst[TRIES + k];
-    for (int op = 0; op < 2; op++)
-        fit(kept[2 * op], kept[2 * op + 1], big, &t->call[op][c], &t->byte[op][c]);
-    double synced = median_of(worst + 4 * REPEAT, SYNC_REPEAT); /* 0: no sync phase */
-    t->sync[c] = synced > kept[1] ? synced - kept[1] : 0;
-}
-
-/* A copy's cost per byte beyond the cache (the cost model's copy_cold): the best of three
- * memmoves of the size of the host's outermost cache (one instance: mcio_machine_caches, at
- * most COLD_MOST), twice that in memory; 0 when the cache is unknown, or when the copy would
- * take more than an eighth of the node's memory budget (room: a memory cgroup's limit, say;
- * the probe must not be what the kernel's OOM killer finds), or the memory cannot be had.
- * Measured on this host (32 MiB of L3): 1.5e-11 s a byte up to 8 MiB, 3.0e-11 at 16 MiB, 5.0e-11
- * from 32 MiB on. */
-static double copy_cold_here(int64_t room)
-{
-    enum { COLD_MOST = 64 << 20 };
-    int64_t n;
-    int count;
-    mcio_machine_caches(&n, &count);
-    n = n < COLD_MOST ? n : COLD_MOST;
-    char *b = n > 0 && 2 * n <= room / 8 ? malloc(2 * (size_t)n) : NULL;
-    if (!b)
-        return 0;
-    memset(b, 0x5a, 2 * (size_t)n); /* touched: the copy, not the page faults */
-    double best = 0;
-    for (int i = 0; i < 3; i++) {
-        double t0 = PMPI_Wtime();
-        copy_fn(b + n, b, (size_t)n);
-        double t = (PMPI_Wtime() - t0) / (double)n;
-        best = i == 0 || t < best ? t : best;
-    }
-    free(b);
-    return best;
-}
-
-/* Ranks 0 and 1: the median round trip of n bytes over reps ping-pongs, halved. */
-static double ping_pong(mcio_file fh, char *buf, int n, int reps)
-{
-    double each[PINGS];
-    int peer = 1 - fh->rank;
-    for (int i = 0; i < reps; i++) {
-        double t0 = PMPI_Wtime();
-        if (fh->rank == 0) {
-            PMPI_Send(buf, n, MPI_BYTE, peer, MCIO_TAG_DATA, fh->comm);
-            PMPI_Recv(buf, n, MPI_BYTE, peer, MCIO_TAG_DATA, fh->comm, MPI_STATUS_IGNORE);
-        } else {
-            PMPI_Recv(buf, n, MPI_BYTE, peer, MCIO_TAG_DATA, fh->comm, MPI_STATUS_IGNORE);
-            PMPI_Send(buf, n, MPI_BYTE, peer, MCIO_TAG_DATA, fh->comm);
-        }
-        each[i] = (PMPI_Wtime() - t0) / 2.0;
-    }
-    return median_of(each, reps);
-}
-
-/* Collective: message, collective and copy costs (ping-pong between ranks 0 and 1, while the
- * other ranks nap). */
-static void probe_net(mcio_file fh, char *buf, mcio_cost_table *t)
-{
-    double v[3] = {0};
-    if (fh->nprocs >= 2 && fh->rank < 2) {
-        v[0] = ping_pong(fh, buf, 8, PINGS);
-        v[1] = ping_pong(fh, buf, BIG_EACH, 8);
-    }
-    nap_barrier(fh->comm);
-    int x = 0, y;
-    double t0 = PMPI_Wtime();
-    for (int i = 0; i < PINGS; i++)
-        PMPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, fh->comm);
-    v[2] = (PMPI_Wtime() - t0) / PINGS;
-    PMPI_Bcast(v, 3, MPI_DOUBLE, 0, fh->comm);
-    if (fh->nprocs >= 2) {
-        t->msg = v[0] > 1e-8 ? v[0] : 1e-8;
-        double b = (v[1] - v[0]) / (BIG_EACH - 8);
-        t->msg_byte = b > 1e-13 ? b : 1e-13;
-    }
-    t->coll = v[2] > 1e-8 ? v[2] : 1e-8;
-    /* A copy: the packing of pieces into a collective buffer; and rank 0's beyond the cache. */
-    double c0 = PMPI_Wtime();
-    copy_fn(buf + BIG_EACH, buf, BIG_EACH);
-    int64_t room = fh->node_budget[fh->machine.node_of_rank[0]];
-    double cb[2] = {(PMPI_Wtime() - c0) / BIG_EACH, fh->rank == 0 ? copy_cold_here(room) : 0};
-    PMPI_Allreduce(MPI_IN_PLACE, cb, 1, MPI_DOUBLE, MPI_MIN, fh->comm); /* the undisturbed rank */
-    PMPI_Bcast(cb + 1, 1, MPI_DOUBLE, 0, fh->comm);
-    t->copy_byte = cb[0] > 1e-13 ? cb[0] : 1e-13;
-    /* Not cheaper than a copy in the cache (unknown cache, or no memory for the copy: the same). */
-    t->copy_cold = cb[1] > t->copy_byte ? cb[1] : t->copy_byte;
-}
 
 /* The ranks of the first node: the probe's conc. A cache whose concurrent figures are of fewer
  * ranks than a job's node holds is probed again (auto): the model would stretch them past what
  * they measured. Measured on this host's /tmp: a table probed by a 3-rank test priced the
  * independent writes of an 8-rank job at twice their time, and contiguous, hacc-aos and
  * tapioca then aggregated at 0.46-0.62 of ROMIO's speed. */
-static int first_node_ranks(mcio_file fh)
+int mcio_calibrate_first_node_ranks(mcio_file fh)
 {
     return fh->machine.node_first[1] - fh->machine.node_first[0]; /* node 0: rank 0's */
 }
 
-int mcio_calibrate_run(mcio_file fh, const char *dir, mcio_cost_table *out)
-{
-    mcio_cost_table t = mcio_cost_defaults(fh->fs.remote);
-    char name[MCIO_PATH_LEN + 32] = "";
-    int ok = 1, fd = -1;
-    /* Page-aligned: into malloc's block (16 bytes into a page) the reads cost 6 times what
-     * they cost into the collective buffer on this host (mcio_io_copy_alias_slow). */
-    char *buf = mcio_io_buffer_alloc((size_t)BIG_ONE + NSMALL * SMALL);
-    if (fh->rank == 0) {
-        int n = snprintf(name, sizeof name, "%s/.mcio-calibrate-XXXXXX", dir);
-        int tmp = n > 0 && (size_t)n < sizeof name ? mkstemp(name) : -1;
-        ok = tmp >= 0;
-        if (tmp >= 0)
-            close(tmp);
-    }
-    PMPI_Bcast(&ok, 1, MPI_INT, 0, fh->comm);
-    if (ok)
-        PMPI_Bcast(name, (int)sizeof name, MPI_CHAR, 0, fh->comm);
-    if (ok) {
-        fd = buf ? open(name, O_RDWR) : -1;
-        int bad = fd < 0, any;
-        PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, fh->comm);
-        ok = !any;
-    }
-    if (ok) {
-        memset(buf, 0x5a, (size_t)BIG_ONE + NSMALL * SMALL);
-        /* The ranks of the first node; one of them alone, then all at once. */
-        int node0 = fh->machine.node_of_rank[fh->rank] == 0, k = first_node_ranks(fh);
-        probe_fs_costs(fh, fd, fh->rank == 0, 0, BIG_ONE, buf, &t, &ok);
-        if (ok && k >= 2) {
-            probe_fs_costs(fh, fd, node0, 1, BIG_EACH, buf, &t, &ok);
-            t.conc = k;
-        } else if (ok) {
-            for (int op = 0; op < 2; op++)
-                t.call[op][1] = t.call[op][0], t.byte[op][1] = 2 * t.byte[op][0];
-            t.sync[1] = 2 * t.sync[0];
-            t.conc = 2; /* not measured: two ranks taken to share a node's bandwidth */
-        }
-        if (ok)
-            probe_net(fh, buf, &t);
-    }
-    if (fd >= 0)
-        close(fd);
-    PMPI_Barrier(fh->comm);
-    if (fh->rank == 0 && name[0] && name[strlen(name) - 1] != 'X')
-        unlink(name);
-    free(buf);
-    t.calibrated = ok;
-    *out = t;
-    return ok ? MCIO_SUCCESS : MCIO_ERR_IO;
-}
 
 #ifndef MCIO_SIMULATE
 /* Rank 0: can a pipelined aggregator's I/O thread run beside the ranks of its node? 1 when
@@ -442,7 +150,7 @@ static long cores_online(void)
 static double overlap_here(mcio_file fh)
 {
     long cores = cores_online();
-    return cores > 0 && cores >= 2L * first_node_ranks(fh) ? 1.0 : 0.0;
+    return cores > 0 && cores >= 2L * mcio_calibrate_first_node_ranks(fh) ? 1.0 : 0.0;
 }
 
 /* Rank 0: its node's online cores (the cost model's cores; rank 0's node speaks for all). */
@@ -551,7 +259,7 @@ static double coll_here(mcio_file fh, MPI_Comm comm)
         PMPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, fh->comm);
         each[i] = PMPI_Wtime() - t0;
     }
-    v = median_of(each, REPS);
+    v = mcio_calibrate_median_of(each, REPS);
     PMPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, fh->comm);
     memcpy(&bits, &v, sizeof v);
     if (coll_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL)
@@ -606,7 +314,7 @@ static int cache_stands(mcio_file fh, const mcio_cost_table *t)
     enum { LOADED_PERCENT = 50 };
     double now = load_now();
     int loaded = t->load * 100 > LOADED_PERCENT && now >= 0 && now < t->load / 2;
-    return t->conc >= first_node_ranks(fh) && !loaded;
+    return t->conc >= mcio_calibrate_first_node_ranks(fh) && !loaded;
 }
 
 /* Rank 0, after a probe: the host's load per core now, and, unless the hint says replace, the

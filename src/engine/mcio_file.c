@@ -412,6 +412,18 @@ static int node_arrays(mcio_file f, char detail[MCIO_DETAIL_LEN])
     return MCIO_SUCCESS;
 }
 
+/* A new handle's own communicator (dup), its rank and size, the access mode, and the fields
+ * whose empty value is not 0. Local. */
+static void handle_init(mcio_file f, MPI_Comm dup, int amode)
+{
+    f->comm = dup;
+    f->given = MPI_INFO_NULL;
+    f->node_gather.node = f->node_gather.leaders = MPI_COMM_NULL;
+    PMPI_Comm_rank(f->comm, &f->rank);
+    PMPI_Comm_size(f->comm, &f->nprocs);
+    f->amode = amode;
+}
+
 int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
 {
     char detail[MCIO_DETAIL_LEN] = "";
@@ -433,12 +445,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         PMPI_Comm_free(&dup);
         return mcio_error_set(st, detail);
     }
-    f->comm = dup;
-    f->given = MPI_INFO_NULL;
-    f->node_gather.node = f->node_gather.leaders = MPI_COMM_NULL;
-    PMPI_Comm_rank(f->comm, &f->rank);
-    PMPI_Comm_size(f->comm, &f->nprocs);
-    f->amode = amode;
+    handle_init(f, dup, amode);
     st = open_args(f, path, amode, info, st, detail);
     /* Rank 0's MCIO_STATS decides for all (the statistics gather a count from every rank): the
      * others' 0 under its 1 in the agreement's maximum. */

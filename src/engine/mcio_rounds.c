@@ -139,24 +139,33 @@ static int same_shape(const mcio_piece *pc, int64_t i, int64_t j, int64_t a, int
 #else
 #define MCIO_TYPE_RUNS 0
 #endif
+/* The main shape of n pieces (mcio_pieces_type): the longest run, [*a, *b) (left [0, 1) where
+ * runs are not used), and *segs, the struct's entries: each stretch of main runs one, each other
+ * run one. */
+static void main_shape(const mcio_piece *pc, int64_t n, int at_off, int64_t *a, int64_t *b,
+                       int64_t *segs)
+{
+    for (int64_t i = 0; MCIO_TYPE_RUNS && i < n;) {
+        int64_t j = run_end(pc, n, i, at_off);
+        if (j - i > *b - *a)
+            *a = i, *b = j;
+        i = j;
+    }
+    for (int64_t i = 0, main_before = 0; *b - *a > 1 && i < n;) {
+        int64_t j = run_end(pc, n, i, at_off);
+        int is_main = same_shape(pc, i, j, *a, *b, at_off);
+        *segs += !(is_main && main_before);
+        main_before = is_main;
+        i = j;
+    }
+}
+
 int mcio_pieces_type(mcio_plan p, const mcio_piece *pc, int64_t n, char *base, int at_off,
                      MPI_Datatype *type, const char **step)
 {
     /* The main shape: the longest run, [a, b). segs: the struct's entries. */
     int64_t a = 0, b = 1, segs = 0;
-    for (int64_t i = 0; MCIO_TYPE_RUNS && i < n;) {
-        int64_t j = run_end(pc, n, i, at_off);
-        if (j - i > b - a)
-            a = i, b = j;
-        i = j;
-    }
-    for (int64_t i = 0, main_before = 0; b - a > 1 && i < n;) {
-        int64_t j = run_end(pc, n, i, at_off);
-        int is_main = same_shape(pc, i, j, a, b, at_off);
-        segs += !(is_main && main_before);
-        main_before = is_main;
-        i = j;
-    }
+    main_shape(pc, n, at_off, &a, &b, &segs);
     MPI_Aint *seg_displs = NULL;
     MPI_Datatype *seg_types = NULL;
     int *ones = NULL;

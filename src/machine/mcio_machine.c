@@ -318,6 +318,34 @@ static void order_ranks(mcio_machine *m, int nprocs, int *index)
     }
 }
 
+#ifndef MCIO_SIMULATE
+/* The per-rank tables (NULL where out of memory: the caller checks), and the gathered records
+ * (*all: 4 ints per rank) and nprocs ints of scratch (*index) the caller frees. */
+static void rank_tables_alloc(mcio_machine *m, int nprocs, int **all, int **index)
+{
+    *all = malloc((size_t)nprocs * 4 * sizeof(int));
+    m->node_of_rank = malloc((size_t)nprocs * sizeof(int));
+    m->socket_of_rank = malloc((size_t)nprocs * sizeof(int));
+    *index = calloc((size_t)nprocs, sizeof(int));
+    m->rank_extents = calloc((size_t)nprocs, sizeof(int64_t));
+    m->probe_all = malloc((size_t)nprocs * MCIO_PROBE_FIELDS * sizeof(int64_t));
+    m->mem_reader = malloc((size_t)nprocs * sizeof(int));
+    m->rank_order = malloc((size_t)nprocs * sizeof(int));
+    m->node_first = calloc((size_t)nprocs + 1, sizeof(int));
+}
+#endif
+
+/* MCIO_VIRTUAL_NODE_MEMORY (memspec, already checked), when set: the nodes' memory. */
+static void virtual_memory(mcio_machine *m, const char *memspec, char memdetail[MCIO_DETAIL_LEN])
+{
+    if (memspec && *memspec) {
+        mcio_memory_virtual(memspec, m->nnodes, m->node_mem, memdetail); /* checked above */
+        m->mem_is_virtual = 1;
+        for (int j = 0; j < m->nnodes; j++)
+            m->node_mem_source[j] = MCIO_MEM_VIRTUAL, m->node_mem_used[j] = -1;
+    }
+}
+
 int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_LEN])
 {
     return mcio_machine_detect_kept(comm, MPI_COMM_NULL, m, detail);
@@ -358,15 +386,8 @@ int mcio_machine_detect_kept(MPI_Comm comm, MPI_Comm origin, mcio_machine *m,
         goto done;
     index = m->sim_map + 4 * (size_t)nprocs + 1; /* used below without MPI calls between */
 #else
-    int *all = malloc((size_t)nprocs * 4 * sizeof(int));
-    m->node_of_rank = malloc((size_t)nprocs * sizeof(int));
-    m->socket_of_rank = malloc((size_t)nprocs * sizeof(int));
-    int *index = calloc((size_t)nprocs, sizeof(int));
-    m->rank_extents = calloc((size_t)nprocs, sizeof(int64_t));
-    m->probe_all = malloc((size_t)nprocs * MCIO_PROBE_FIELDS * sizeof(int64_t));
-    m->mem_reader = malloc((size_t)nprocs * sizeof(int));
-    m->rank_order = malloc((size_t)nprocs * sizeof(int));
-    m->node_first = calloc((size_t)nprocs + 1, sizeof(int));
+    int *all = NULL, *index = NULL;
+    rank_tables_alloc(m, nprocs, &all, &index);
 #endif
     if (!node_tables_alloc(m, nprocs))
         mine[3] = MCIO_ERR_NOMEM;
@@ -391,12 +412,7 @@ int mcio_machine_detect_kept(MPI_Comm comm, MPI_Comm origin, mcio_machine *m,
     m->is_virtual = per_node > 0;
     order_ranks(m, nprocs, index);
     /* Memory: virtual, or what the ranks read. */
-    if (memspec && *memspec) {
-        mcio_memory_virtual(memspec, m->nnodes, m->node_mem, memdetail); /* checked above */
-        m->mem_is_virtual = 1;
-        for (int j = 0; j < m->nnodes; j++)
-            m->node_mem_source[j] = MCIO_MEM_VIRTUAL, m->node_mem_used[j] = -1;
-    }
+    virtual_memory(m, memspec, memdetail);
     mcio_machine_probe_memory(comm, m, 0, 0);
 #ifndef MCIO_SIMULATE
     if (!m->mem_is_virtual)

@@ -1,7 +1,8 @@
 /*
- * The pipeline's I/O thread and mcio_io_thread (mcio_pipeline.c, "When the I/O thread cannot
- * help"). Each rank binds itself to the core it runs on, as MPI libraries bind ranks, then
- * writes an interleaved pattern at depth 4 (two-sided) and reads it back, twice on one file:
+ * The pipeline's I/O thread and mcio_io_thread (mcio_pipeline_io.c; docs/design.md, "When the
+ * I/O thread cannot help"). Each rank binds itself to the core it runs on, as MPI libraries
+ * bind ranks, then writes an interleaved pattern at depth 4 (two-sided) and reads it back,
+ * twice on one file:
  *
  *   null, auto        file access that never blocks: the thread retires during the first
  *                     call (io_inline 1), and the second call starts inline (io_inline 1)

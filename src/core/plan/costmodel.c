@@ -98,6 +98,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "costmodel_internal.h"
 #include "mcio_costmodel.h"
 
 /* Collectives a call makes beyond the summaries' allgather (which carries the memory probe):
@@ -106,49 +107,10 @@
  * write ends with a sync, which the model leaves out). */
 enum { COLL_AGGREGATED = 4, COLL_INDEPENDENT = 1 };
 
-/* How much faster than independent access an aggregated candidate must be predicted to be
- * taken (decide, below): where the file access is the node's CPU work (a local file system,
- * the node's cores known), where the model's aggregated calls fall shortest; elsewhere none. */
-#define AGGREGATION_MARGIN_REMOTE 1.0
-#define AGGREGATION_MARGIN_LOCAL 1.3
-
 /* The passes through memory a cold byte of a collective buffer adds (cold_buffers): written
  * by the exchange, read by the file access, each at copy_cold's cost less copy_byte's. */
 #define COLD_PASSES 2
 
-/* The datatype engine's cost per block where it is not measured (MPICH's and Open MPI's,
- * 128-byte blocks, on this host: mcio_calibrate.c's piece_here). */
-#define DEFAULT_PIECE 20e-9
-
-mcio_cost_table mcio_cost_defaults(int remote)
-{
-    /* Orders of magnitude, not measurements: the page cache moves a few GB/s per rank and a
-     * call costs microseconds; a network file system (GlusterFS over FUSE here, NFS, Lustre)
-     * costs a round trip per call and a network's bandwidth shared by a node's ranks. */
-    mcio_cost_table t = {.conc = 8,
-                         .msg = 20e-6,
-                         .msg_byte = 1.0 / 2e9,
-                         .coll = 50e-6,
-                         .copy_byte = 1.0 / 4e9,
-                         .copy_cold = 1.0 / 1e9,
-                         .piece = DEFAULT_PIECE,
-                         .overlap = 1,
-                         .remote = remote,
-                         .calibrated = 0,
-                         .load = -1};
-    double call = remote ? 150e-6 : 3e-6, bw = remote ? 300e6 : 2.5e9;
-    for (int op = 0; op < 2; op++) {
-        t.call[op][0] = call;
-        t.call[op][1] = call * (remote ? 2.0 : 4.0); /* 8 ranks on 2 cores, or on one client */
-        t.byte[op][0] = 1.0 / bw;
-        t.byte[op][1] = (double)t.conc / (bw * (remote ? 1.0 : 2.0)); /* the node's share */
-    }
-    /* A sync waits for the servers' own flush: about a millisecond alone (GlusterFS here),
-     * several when a node's writers sync at once. Nothing where writes do not end with one. */
-    t.sync[0] = remote ? 1e-3 : 0;
-    t.sync[1] = remote ? 4e-3 : 0;
-    return t;
-}
 
 /* A figure for one of w ranks of a node at once, from its value alone (v1) and among conc
  * (vn): interpolated between them, and beyond conc vn, or where the figure is a share of what
@@ -219,12 +181,6 @@ double mcio_cost_busiest_core(int cores, int w, int n)
     return expected;
 }
 
-/* Is the file access the node's CPU work (the page cache's copies)? */
-static int io_is_cpu(const mcio_cost_table *t)
-{
-    return t->cores > 0 && !t->remote;
-}
-
 /* Do a node's writes to the file take turns (the inode lock of a local file system, above)?
  * Only where the model knows the machine (cores known) and the file system is this node's. */
 static int writes_take_turns(const mcio_cost_table *t, int write)
@@ -280,7 +236,7 @@ static void stream_cost(const mcio_cost_table *t, int op, int w, double calls, d
  * streams of one size that is each one's shared time, as before; for blocks of unequal sizes
  * (tapioca, random) the largest is not charged the contention of ranks that have finished.
  * 0 or MCIO_ERR_NOMEM. */
-static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
+int mcio_cost_predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
 {
     const mcio_topology *topo = in->topo;
     int op = in->write ? MCIO_COST_WRITE : MCIO_COST_READ;
@@ -328,7 +284,7 @@ static int predict_independent(const mcio_cost_inputs *in, mcio_cost_config *c)
 }
 
 /* Does the plan fit every node's usable memory? -1 when out of memory. */
-static int plan_fits(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int *slots)
+int mcio_cost_plan_fits(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int *slots)
 {
     const mcio_topology *topo = in->topo;
     int limited = 0;
@@ -562,6 +518,63 @@ static double aggregator_time(const mcio_cost_table *t, int depth, int w, double
     return (ex > io ? ex : io) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
 }
 
+/* The rank's pieces per byte over all the ranks (mcio_cost_predict_plan's density): the
+ * blocks an aggregator unpacks per remote byte. */
+static double mean_density(const mcio_cost_inputs *in)
+{
+    const mcio_topology *topo = in->topo;
+    double all_bytes = 0, all_pieces = 0; /* pieces per byte over the ranks */
+    for (int r = 0; r < topo->nprocs; r++) {
+        all_bytes += (double)in->sum[r].bytes;
+        all_pieces += piece_density(topo, in->sum, r) * (double)in->sum[r].bytes;
+    }
+    return all_bytes > 0 ? all_pieces / all_bytes : 0;
+}
+
+/* What mcio_cost_predict_plan's walk found per domain (msgs, remote, bytes, iod) and per node
+ * (aggs, ranks, cold). */
+typedef struct domain_loads {
+    const double *msgs, *remote, *bytes, *iod;
+    const int *aggs, *ranks;
+    const double *cold;
+} domain_loads;
+
+/* The slowest of worst and every busy domain's aggregator time; each domain's exchange added to
+ * its node's CPU work (cpu), and its file access too where that is CPU work (cpu_io). */
+static double aggregators_worst(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
+                                double density, const domain_loads *dl, double worst, double *cpu,
+                                double *cpu_io)
+{
+    const mcio_topology *topo = in->topo;
+    const mcio_cost_table *t = in->cost;
+    const int *aggs = dl->aggs, *ranks = dl->ranks;
+    int last_w = -1, last_n = -1;
+    double share = 1, threads = 1;
+    for (int d = 0; d < fd->ndomains; d++) {
+        if (fd->rounds[d] <= 0)
+            continue;
+        int j = topo->node_of_rank[fd->agg_rank[d]], w = aggs[j];
+        double rounds = fd->rounds[d], io = dl->iod[d];
+        if (w != last_w || ranks[j] != last_n) { /* the cores they share, per node layout */
+            last_w = w, last_n = ranks[j];
+            share = mcio_cost_busiest_core(t->cores, w, ranks[j]);
+            threads = mcio_cost_busiest_core(t->cores, 2 * w, ranks[j] + w);
+        }
+        /* The remote bytes arrive through datatypes of the senders' pieces: the aggregator
+         * unpacks as many blocks as they packed. */
+        double ex = dl->msgs[d] * t->msg + dl->remote[d] * (t->msg_byte + density * t->piece) +
+                    dl->bytes[d] * t->copy_byte +
+                    COLD_PASSES * dl->cold[j] * dl->bytes[d] * (t->copy_cold - t->copy_byte);
+        int io_shares = io_is_cpu(t) && !writes_take_turns(t, in->write); /* else: turns */
+        double td = aggregator_time(t, depth, w, rounds, ex * share,
+                                    io_shares ? io * share : io, threads);
+        worst = td > worst ? td : worst;
+        cpu[j] += ex;
+        cpu_io[j] += io_is_cpu(t) ? io : 0;
+    }
+    return worst;
+}
+
 /*
  * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
  * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
@@ -571,8 +584,8 @@ static double aggregator_time(const mcio_cost_table *t, int depth, int w, double
  * the domains' rounds. The time in *seconds; 0 or MCIO_ERR_NOMEM (never a price that one rank
  * alone would see: every rank must reach the same choice, or fail).
  */
-static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
-                        double *seconds)
+int mcio_cost_predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
+                           double *seconds)
 {
     const mcio_topology *topo = in->topo;
     const mcio_cost_table *t = in->cost;
@@ -610,12 +623,7 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
     qsort(ends, (size_t)m, sizeof(int64_t), cmp_i64);
     walk_domains(in, fd, &map, starts, ends, m, bytes, remote, msgs, prefix, own);
     worst = senders(in, fd, prefix, own, cpu);
-    double all_bytes = 0, all_pieces = 0; /* pieces per byte over the ranks */
-    for (int r = 0; r < n; r++) {
-        all_bytes += (double)in->sum[r].bytes;
-        all_pieces += piece_density(topo, in->sum, r) * (double)in->sum[r].bytes;
-    }
-    double density = all_bytes > 0 ? all_pieces / all_bytes : 0;
+    double density = mean_density(in);
     for (int d = 0; d < nd; d++)
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
     for (int r = 0; r < n; r++)
@@ -625,30 +633,8 @@ static int predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int d
         goto done;
     }
     cold_buffers(in, fd, depth, aggs, cold);
-    int last_w = -1, last_n = -1;
-    double share = 1, threads = 1;
-    for (int d = 0; d < nd; d++) {
-        if (fd->rounds[d] <= 0)
-            continue;
-        int j = topo->node_of_rank[fd->agg_rank[d]], w = aggs[j];
-        double rounds = fd->rounds[d], io = iod[d];
-        if (w != last_w || ranks[j] != last_n) { /* the cores they share, per node layout */
-            last_w = w, last_n = ranks[j];
-            share = mcio_cost_busiest_core(t->cores, w, ranks[j]);
-            threads = mcio_cost_busiest_core(t->cores, 2 * w, ranks[j] + w);
-        }
-        /* The remote bytes arrive through datatypes of the senders' pieces: the aggregator
-         * unpacks as many blocks as they packed. */
-        double ex = msgs[d] * t->msg + remote[d] * (t->msg_byte + density * t->piece) +
-                    bytes[d] * t->copy_byte +
-                    COLD_PASSES * cold[j] * bytes[d] * (t->copy_cold - t->copy_byte);
-        int io_shares = io_is_cpu(t) && !writes_take_turns(t, in->write); /* else: turns */
-        double td = aggregator_time(t, depth, w, rounds, ex * share,
-                                    io_shares ? io * share : io, threads);
-        worst = td > worst ? td : worst;
-        cpu[j] += ex;
-        cpu_io[j] += io_is_cpu(t) ? io : 0;
-    }
+    domain_loads dl = {msgs, remote, bytes, iod, aggs, ranks, cold};
+    worst = aggregators_worst(in, fd, depth, density, &dl, worst, cpu, cpu_io);
     double nodes = nodes_bound(t, topo->nnodes, depth, ranks, cpu, cpu_io, turns);
     worst = nodes > worst ? nodes : worst;
 done:
@@ -669,414 +655,4 @@ done:
     free(cold);
     *seconds = worst + COLL_AGGREGATED * t->coll;
     return st;
-}
-
-int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_fdplan *fd)
-{
-    const mcio_topology *topo = in->topo;
-    mcio_planner_params pp = in->params;
-    pp.cb = MCIO_CB_ENABLE;
-    pp.buffer_size = c->buffer;
-    if (c->aggs_per_node > 0) {
-        int64_t n = (int64_t)c->aggs_per_node * topo->nnodes;
-        pp.cb_nodes = n > topo->nprocs ? topo->nprocs : (int)n;
-    }
-    if (c->depth > 1)
-        pp.stripe = in->unit;
-    const mcio_planner *pl = mcio_planner_row(in->planners, c->strategy);
-    if (!pl)
-        return MCIO_ERR_ARG;
-    return (pl->cost_plan ? pl->cost_plan : pl->plan)(topo, in->sum, pp, fd);
-}
-
-/* Plan the aggregated configuration c as the engine runs it in *fd and *slots (subdivided for
- * a pipeline; the caller frees both, also on failure) and set c->fits. */
-static int plan_config(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
-                       int **slots)
-{
-    *slots = NULL;
-    int st = mcio_cost_plan(in, c, fd);
-    if (st != MCIO_SUCCESS)
-        return st;
-    if (c->depth > 1) {
-        *slots = malloc(((size_t)fd->ndomains + 1) * sizeof(int));
-        st = *slots ? mcio_fdplan_subdivide(fd, in->subbuffer, c->depth, in->unit, *slots)
-                    : MCIO_ERR_NOMEM;
-    }
-    int fits = st == MCIO_SUCCESS ? plan_fits(in, fd, *slots) : 0;
-    if (st == MCIO_SUCCESS && fits < 0)
-        st = MCIO_ERR_NOMEM;
-    /* The memory strategy keeps each node's buffers within what the node offers (the margin
-     * and the metadata taken off, memmodel.c), but for its fallback: that is its fit, even
-     * where the metadata alone would not leave room for any buffer. */
-    const mcio_planner *pl = mcio_planner_row(in->planners, c->strategy);
-    if (pl && pl->keeps_node_memory && fd->memory_conscious && fd->fallbacks == 0)
-        fits = 1;
-    if (st == MCIO_SUCCESS)
-        c->fits = fits;
-    return st;
-}
-
-/* Predict the aggregated configuration c, and leave its plan as plan_config does. */
-static int predict_planned(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
-                           int **slots)
-{
-    int st = plan_config(in, c, fd, slots);
-    return st == MCIO_SUCCESS ? predict_plan(in, fd, c->depth, &c->seconds) : st;
-}
-
-int mcio_cost_replan(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
-                     int **slots)
-{
-    *fd = (mcio_fdplan){0};
-    *slots = NULL;
-    if (c->independent) {
-        c->fits = 1;
-        return MCIO_SUCCESS;
-    }
-    return plan_config(in, c, fd, slots);
-}
-
-int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
-{
-    if (c->independent)
-        return predict_independent(in, c);
-    mcio_fdplan fd = {0};
-    int *slots = NULL;
-    int st = predict_planned(in, c, &fd, &slots);
-    free(slots);
-    mcio_fdplan_free(&fd);
-    return st;
-}
-
-/* Is a better than b? Fitting first, then faster; ties keep the earlier candidate. */
-static int better(const mcio_cost_config *a, const mcio_cost_config *b)
-{
-    if (a->fits != b->fits)
-        return a->fits > b->fits;
-    return a->seconds < b->seconds;
-}
-
-/* The best candidate's plan, kept while the others are predicted (NULL: not wanted). */
-typedef struct kept_plan {
-    mcio_fdplan fd;
-    int *slots;
-} kept_plan;
-
-/* Every candidate predicted, as far as the caller's array goes (NULL: not wanted). */
-typedef struct seen_list {
-    mcio_cost_config *at;
-    int cap;
-} seen_list;
-
-/* Predict *c and rank it among the best two so far (c->seconds stays -1 when the candidate
- * cannot run: too many rounds for its buffer); a new best's plan replaces the kept one. */
-static int consider(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_cost_choice *out,
-                    kept_plan *keep, const seen_list *seen)
-{
-    c->seconds = -1;
-    mcio_fdplan fd = {0};
-    int *slots = NULL;
-    int st = c->independent ? predict_independent(in, c) : predict_planned(in, c, &fd, &slots);
-    if (st == MCIO_ERR_ARG) {
-        st = MCIO_SUCCESS;
-        goto done;
-    }
-    if (st != MCIO_SUCCESS)
-        goto done;
-    if (seen && out->candidates < seen->cap)
-        seen->at[out->candidates] = *c;
-    int best = out->candidates++ == 0 || better(c, &out->best);
-    if (best) {
-        if (out->candidates > 1)
-            out->runner_up = out->best;
-        out->best = *c;
-        if (keep) { /* the new best's plan is kept, the former best's is dropped below */
-            mcio_fdplan t = keep->fd;
-            int *ts = keep->slots;
-            keep->fd = fd, keep->slots = slots;
-            fd = t, slots = ts;
-        }
-    } else if (out->runner_up.seconds < 0 || better(c, &out->runner_up)) {
-        out->runner_up = *c;
-    }
-done:
-    free(slots);
-    mcio_fdplan_free(&fd);
-    return st;
-}
-
-/* The table's candidate rows at configuration c (aggregators, buffer, depth), in the table's
- * order: each that is tried always, and one tried where the row before it does not fit. */
-static int consider_planners(const mcio_cost_inputs *in, mcio_cost_config c,
-                             mcio_cost_choice *out, kept_plan *keep, const seen_list *seen)
-{
-    mcio_planner_table lib = mcio_planners();
-    const mcio_planner_table *t = in->planners ? in->planners : &lib;
-    int st = MCIO_SUCCESS, before_unfit = 0;
-    for (int s = 0; st == MCIO_SUCCESS && s < t->n; s++) {
-        int kind = t->rows[s].candidate;
-        if (kind == MCIO_CANDIDATE_NO || (kind == MCIO_CANDIDATE_UNFIT && !before_unfit))
-            continue;
-        c.strategy = s;
-        st = consider(in, &c, out, keep, seen);
-        before_unfit = c.seconds >= 0 && !c.fits;
-    }
-    return st;
-}
-
-static int decide(const mcio_cost_inputs *in, mcio_cost_choice *out, kept_plan *keep,
-                  const seen_list *seen)
-{
-    memset(out, 0, sizeof *out);
-    out->runner_up.seconds = -1;
-    out->best.seconds = -1;
-    int st = MCIO_SUCCESS;
-    int cb_fixed = in->fixed & MCIO_COST_FIX_CB;
-    int interleaved = mcio_planner_interleaved(in->topo->nprocs, in->sum);
-    /* The user's romio_cb_*: disable is independent only; enable is aggregated only;
-     * automatic set explicitly is ROMIO's rule (independent when nothing interleaves). */
-    int try_ind = !cb_fixed || in->params.cb == MCIO_CB_DISABLE ||
-                  (in->params.cb == MCIO_CB_AUTOMATIC && !interleaved);
-    int try_agg = !cb_fixed || in->params.cb == MCIO_CB_ENABLE ||
-                  (in->params.cb == MCIO_CB_AUTOMATIC && interleaved);
-    mcio_cost_config ind = {.independent = 1, .depth = 1, .seconds = -1};
-    if (try_ind)
-        st = consider(in, &ind, out, keep, seen);
-    static const int per_node[] = {1, 2, 4}, depths[] = {1, 2, 4};
-    int64_t buffers[2] = {in->params.buffer_size, (int64_t)4 << 20};
-    int nbuf = in->fixed & MCIO_COST_FIX_BUFFER || buffers[1] >= buffers[0] ? 1 : 2;
-    int nper = in->fixed & MCIO_COST_FIX_CB_NODES ? 1 : 3;
-    int ndep = in->fixed & MCIO_COST_FIX_DEPTH ? 1 : 3;
-    for (int a = 0; try_agg && st == MCIO_SUCCESS && a < nper; a++)
-        for (int b = 0; st == MCIO_SUCCESS && b < nbuf; b++)
-            for (int k = 0; st == MCIO_SUCCESS && k < ndep; k++) {
-                mcio_cost_config c = {.aggs_per_node = nper == 1 ? 0 : per_node[a],
-                                      .buffer = buffers[b],
-                                      .depth = ndep == 1 ? in->depth : depths[k]};
-                st = consider_planners(in, c, out, keep, seen);
-            }
-    /* Aggregation only where it is predicted clearly faster than independent access: within
-     * the margin of it, the model's error decides (on this host's /tmp at 8 ranks the
-     * aggregated calls took 1.3-3x their predicted time and the independent ones 0.8-1.3x:
-     * the collectives of a call cost more than the probe's back-to-back allreduces), and two
-     * candidates 4 % apart were taken in turn by calls of one pattern, the aggregated one
-     * measured 1.8x slower (docs/performance.md, fifth pass). On /tmp, where a fresh
-     * calibration's figures put contiguous, hacc-aos and tapioca writes 1.12-1.15 apart and
-     * aggregated, which then took 1.35x independent's time, the margin is 1.3 (docs/
-     * performance.md, thirteenth pass). On GlusterFS the model errs the other way: its
-     * independent reads took 0.9-1.3x their predicted time (median 1.15), its aggregated ones
-     * 0.8-1.15x (median 1.0; oracle-21 and the twentieth pass), and every read it predicted
-     * within a margin was faster aggregated: HACC-IO SoA's (aggregation predicted 1.06x
-     * faster, independent at 0.71-0.88 of the best, aggregated, in three runs) and IOR's and
-     * MPI-IO-test's (1.044x: 4 aggregators per node measured 1.05-1.23x faster than
-     * independent access in two runs; twenty-first pass). There no margin. */
-    double margin = io_is_cpu(in->cost) ? AGGREGATION_MARGIN_LOCAL : AGGREGATION_MARGIN_REMOTE;
-    if (st == MCIO_SUCCESS && ind.seconds >= 0 && ind.fits && !out->best.independent &&
-        out->best.fits && ind.seconds < out->best.seconds * margin) {
-        out->runner_up = out->best;
-        out->best = ind;
-        out->margin = margin;
-        if (keep) { /* no plan for independent access */
-            mcio_fdplan_free(&keep->fd);
-            free(keep->slots);
-            *keep = (kept_plan){{0}, NULL};
-        }
-    }
-    return st;
-}
-
-int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)
-{
-    return decide(in, out, NULL, NULL);
-}
-
-int mcio_cost_decide_seen(const mcio_cost_inputs *in, mcio_cost_choice *out,
-                          mcio_cost_config *seen, int cap)
-{
-    seen_list list = {seen, seen ? cap : 0};
-    return decide(in, out, NULL, &list);
-}
-
-int mcio_cost_decide_plan(const mcio_cost_inputs *in, mcio_cost_choice *out, mcio_fdplan *fd,
-                          int **slots)
-{
-    kept_plan keep = {{0}, NULL};
-    int st = decide(in, out, &keep, NULL);
-    if (st != MCIO_SUCCESS || out->best.independent) {
-        mcio_fdplan_free(&keep.fd);
-        free(keep.slots);
-        keep = (kept_plan){{0}, NULL};
-    }
-    *fd = keep.fd;
-    *slots = keep.slots;
-    return st;
-}
-
-void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len)
-{
-    if (c->independent) {
-        snprintf(buf, len, "independent");
-        return;
-    }
-    char per[16] = "cb_nodes";
-    if (c->aggs_per_node > 0)
-        snprintf(per, sizeof per, "%d/node", c->aggs_per_node);
-    int64_t b = c->buffer;
-    const char *unit = "";
-    if (b > 0 && b % (1 << 20) == 0)
-        b >>= 20, unit = "m";
-    else if (b > 0 && b % 1024 == 0)
-        b >>= 10, unit = "k";
-    const char *name = mcio_planner_name(c->strategy);
-    snprintf(buf, len, "%s %s %" PRId64 "%s depth %d", name ? name : "?", per, b, unit, c->depth);
-}
-
-/* --- the calibration cache's text --- */
-
-typedef struct cost_key {
-    const char *key;
-    size_t at; /* offset of a double in mcio_cost_table */
-} cost_key;
-
-#define COST_KEY(name, field) {name, offsetof(mcio_cost_table, field)}
-static const cost_key keys[] = {
-    COST_KEY("write_call_1", call[0][0]), COST_KEY("write_call_n", call[0][1]),
-    COST_KEY("read_call_1", call[1][0]),  COST_KEY("read_call_n", call[1][1]),
-    COST_KEY("write_byte_1", byte[0][0]), COST_KEY("write_byte_n", byte[0][1]),
-    COST_KEY("read_byte_1", byte[1][0]),  COST_KEY("read_byte_n", byte[1][1]),
-    COST_KEY("write_sync_1", sync[0]),    COST_KEY("write_sync_n", sync[1]),
-    COST_KEY("msg", msg),                 COST_KEY("msg_byte", msg_byte),
-    COST_KEY("coll", coll),               COST_KEY("copy_byte", copy_byte),
-    COST_KEY("copy_cold", copy_cold),
-};
-#define NKEYS ((int)(sizeof keys / sizeof keys[0]))
-#define FS_KEYS 10 /* keys[0..9]: the file system's figures: call and byte by op and c, sync */
-
-/* What an operation's file-system figures of t say one call of 1 MiB costs (a write with its
- * sync), by one rank alone plus by one of conc ranks at once: which of two probes found the
- * file system faster. */
-static double fs_reference(const mcio_cost_table *t, int op)
-{
-    double mib = (double)(1 << 20), sync = op == MCIO_COST_WRITE ? t->sync[0] + t->sync[1] : 0;
-    return t->call[op][0] + t->call[op][1] + mib * (t->byte[op][0] + t->byte[op][1]) + sync;
-}
-
-int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *probed,
-                        mcio_cost_table *out)
-{
-    mcio_cost_table x = *probed;
-    int slower = 0;
-    for (int i = 0; i < NKEYS; i++) {
-        const double *c = (const double *)((const char *)cached + keys[i].at);
-        double *v = (double *)((char *)&x + keys[i].at);
-        /* Concurrent figures of another number of ranks per node are not comparable. */
-        int concurrent = keys[i].key[strlen(keys[i].key) - 1] == 'n';
-        if (concurrent && cached->conc != probed->conc)
-            continue;
-        slower += *v > 2 * *c;
-        if (*c < *v && i >= FS_KEYS) /* the file system's: below, by operation */
-            *v = *c;
-    }
-    /* An operation's file-system figures (call and byte, alone and concurrent; a write's sync too)
-     * are kept together, from the probe that found them cheaper: the choice between independent
-     * access and aggregation rests on the ratio of the concurrent figures to the lone ones, which
-     * only one probe's figures hold. Taken figure by figure (this host's GlusterFS, 4 probes), the
-     * lone read of a quiet moment sat beside concurrent reads of other probes: with either probe's
-     * own four figures, reads of contiguous, ior, hacc-aos, mpi-io-test and tapioca went
-     * independent (measured 3-4x faster than one aggregator), with the mix they all aggregated.
-     * With another conc (another layout) they are the probe's. */
-    for (int op = 0; cached->conc == probed->conc && op < 2; op++)
-        if (fs_reference(cached, op) < fs_reference(probed, op))
-            for (int c = 0; c < 2; c++) {
-                x.call[op][c] = cached->call[op][c], x.byte[op][c] = cached->byte[op][c];
-                if (op == MCIO_COST_WRITE)
-                    x.sync[c] = cached->sync[c];
-            }
-    x.probes = (cached->probes > 0 ? cached->probes : 1) + 1;
-    x.load = probed->load;
-    *out = x;
-    return slower;
-}
-
-int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t len)
-{
-    int n = snprintf(buf, len, "# mcio calibration (mcio-calibrate; seconds)\ndate %" PRId64
-                     "\nconc %d\nprobes %d\n", date, t->conc, t->probes > 0 ? t->probes : 1);
-    if (t->load >= 0) {
-        size_t at = n < 0 || (size_t)n >= len ? len : (size_t)n;
-        n += snprintf(buf + at, len - at, "load %.2f\n", t->load);
-    }
-    for (int i = 0; i < NKEYS; i++) {
-        size_t at = n < 0 || (size_t)n >= len ? len : (size_t)n;
-        n += snprintf(buf + at, len - at, "%s %.6e\n", keys[i].key,
-                      *(const double *)((const char *)t + keys[i].at));
-    }
-    return n;
-}
-
-/* mcio_cost_parse's failure: -1, with why (when not NULL) saying what is wrong. */
-static int bad_table(char *why, size_t len, int line, const char *what, const char *key)
-{
-    if (why && line > 0)
-        snprintf(why, len, "line %d: %s%s%s", line, key ? key : "", key ? ": " : "", what);
-    else if (why)
-        snprintf(why, len, "%s%s", what, key ? key : "");
-    return -1;
-}
-
-int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date, char *why, size_t len)
-{
-    mcio_cost_table x = {.overlap = -1, .piece = DEFAULT_PIECE, .probes = 1, .load = -1};
-    unsigned seen = 0; /* bit i: keys[i]; bit NKEYS: date; NKEYS + 1: conc */
-    int64_t when = 0;
-    int lineno = 0;
-    for (const char *line = text; line && *line;) {
-        const char *nl = strchr(line, '\n');
-        size_t n = nl ? (size_t)(nl - line) : strlen(line);
-        char buf[128], key[64], rest[64];
-        double v;
-        lineno++;
-        if (n < sizeof buf && line[0] != '#') {
-            memcpy(buf, line, n);
-            buf[n] = '\0';
-            int got = sscanf(buf, "%63s %lf %63s", key, &v, rest);
-            if (got == 1 || got == 3)
-                return bad_table(why, len, lineno, "not \"key value\"", NULL);
-            if (got == 2 && !(isfinite(v) && v >= 0))
-                return bad_table(why, len, lineno, "not a finite value >= 0", key);
-            for (int i = 0; got == 2 && i < NKEYS; i++)
-                if (strcmp(key, keys[i].key) == 0)
-                    *(double *)((char *)&x + keys[i].at) = v, seen |= 1u << i;
-            if (got == 2 && strcmp(key, "overlap") == 0) {
-                if (v > 1)
-                    return bad_table(why, len, lineno, "above 1", key);
-                x.overlap = v;
-            }
-            if (got == 2 && strcmp(key, "date") == 0)
-                when = (int64_t)v, seen |= 1u << NKEYS;
-            if (got == 2 && strcmp(key, "probes") == 0 && v >= 1 && v <= 1 << 30)
-                x.probes = (int)v;
-            if (got == 2 && strcmp(key, "load") == 0)
-                x.load = v;
-            if (got == 2 && strcmp(key, "piece") == 0) /* optional: measured at open */
-                x.piece = v;
-            if (got == 2 && strcmp(key, "conc") == 0) {
-                if (v < 2 || v > 1 << 20 || v != floor(v))
-                    return bad_table(why, len, lineno, "not a whole number from 2 to 2^20", key);
-                x.conc = (int)v, seen |= 1u << (NKEYS + 1);
-            }
-        } else if (n >= sizeof buf) {
-            return bad_table(why, len, lineno, "longer than 127 characters", NULL);
-        }
-        line = nl ? nl + 1 : NULL;
-    }
-    for (int i = 0; i < NKEYS + 2; i++) /* the first key missing (a cache of an older mcio) */
-        if (!(seen & (1u << i)))
-            return bad_table(why, len, 0, "no line for ",
-                             i < NKEYS ? keys[i].key : i == NKEYS ? "date" : "conc");
-    x.calibrated = 1;
-    *t = x;
-    *date = when;
-    return 0;
 }

@@ -215,6 +215,48 @@ static int index_of(const char *(*names)(int), const char *v)
     return -1;
 }
 
+/* mcio_hints_set's failure: MCIO_ERR_HINT, detail saying what the hint s (key) takes. */
+static int bad_value(const hint_spec *s, const char *key, const char *value, const char *where,
+                     char detail[MCIO_DETAIL_LEN])
+{
+    char known[160];
+    switch (s->kind) {
+    case HINT_BYTES:
+        snprintf(detail, MCIO_DETAIL_LEN,
+                 "hint %s (%s): '%s' is not a byte count from %" PRId64 " to %" PRId64
+                 " (digits with optional k/m/g)",
+                 key, where, value, s->min, s->max);
+        break;
+    case HINT_INT:
+        snprintf(detail, MCIO_DETAIL_LEN,
+                 "hint %s (%s): '%s' is not an integer from %" PRId64 " to %" PRId64, key, where,
+                 value, s->min, s->max);
+        break;
+    case HINT_SECONDS:
+        snprintf(detail, MCIO_DETAIL_LEN,
+                 "hint %s (%s): '%s' is not a number of seconds from 0 to 3600", key, where,
+                 value);
+        break;
+    case HINT_CHOICE:
+    case HINT_WORD:
+        if (s->names) {
+            list_names(s->names, known, sizeof known);
+            snprintf(detail, MCIO_DETAIL_LEN, "hint %s (%s): '%s' is not one of %s", key, where,
+                     value, known);
+        } else {
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "hint %s (%s): '%s' is not a name (lower-case letters, digits, '_')", key,
+                     where, value);
+        }
+        break;
+    case HINT_PATH:
+        snprintf(detail, MCIO_DETAIL_LEN, "hint %s (%s): '%.120s' is empty or longer than %zu bytes",
+                 key, where, value, s->size - 1);
+        break;
+    }
+    return MCIO_ERR_HINT;
+}
+
 int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char *where,
                    char detail[MCIO_DETAIL_LEN])
 {
@@ -228,7 +270,7 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
                  value);
         return MCIO_ERR_HINT;
     }
-    char *field = (char *)h + s->at, known[160];
+    char *field = (char *)h + s->at;
     int64_t x;
     double secs;
     int i;
@@ -267,41 +309,7 @@ int mcio_hints_set(mcio_hints *h, const char *key, const char *value, const char
     h->set |= (uint64_t)1 << si;
     return MCIO_SUCCESS;
 bad:
-    switch (s->kind) {
-    case HINT_BYTES:
-        snprintf(detail, MCIO_DETAIL_LEN,
-                 "hint %s (%s): '%s' is not a byte count from %" PRId64 " to %" PRId64
-                 " (digits with optional k/m/g)",
-                 key, where, value, s->min, s->max);
-        break;
-    case HINT_INT:
-        snprintf(detail, MCIO_DETAIL_LEN,
-                 "hint %s (%s): '%s' is not an integer from %" PRId64 " to %" PRId64, key, where,
-                 value, s->min, s->max);
-        break;
-    case HINT_SECONDS:
-        snprintf(detail, MCIO_DETAIL_LEN,
-                 "hint %s (%s): '%s' is not a number of seconds from 0 to 3600", key, where,
-                 value);
-        break;
-    case HINT_CHOICE:
-    case HINT_WORD:
-        if (s->names) {
-            list_names(s->names, known, sizeof known);
-            snprintf(detail, MCIO_DETAIL_LEN, "hint %s (%s): '%s' is not one of %s", key, where,
-                     value, known);
-        } else {
-            snprintf(detail, MCIO_DETAIL_LEN,
-                     "hint %s (%s): '%s' is not a name (lower-case letters, digits, '_')", key,
-                     where, value);
-        }
-        break;
-    case HINT_PATH:
-        snprintf(detail, MCIO_DETAIL_LEN, "hint %s (%s): '%.120s' is empty or longer than %zu bytes",
-                 key, where, value, s->size - 1);
-        break;
-    }
-    return MCIO_ERR_HINT;
+    return bad_value(s, key, value, where, detail);
 }
 
 int mcio_hints_parse_line(char *line, char **key, char **value)
