@@ -20,7 +20,7 @@
 # one host is seen by another, as on separate machines) and an /etc/hosts that names every
 # host; it is a slave of the machine's mounts, so a mount made on the machine shows in every
 # host and a host's own mounts stay its own. Every other directory is the machine's: the
-# build, and the shared directory /var/tmp/mcio-hosts (MCIO_HOSTS_SHARED) for files all hosts
+# build (this checkout, bound into the private /tmp where it lies under /tmp), and the shared directory /var/tmp/mcio-hosts (MCIO_HOSTS_SHARED) for files all hosts
 # must see, as a cluster file system would be.
 # The network: host i has eth0 = 10.44.0.(10+i)/24, one end of a veth pair whose other end
 # (mcio-v<i>) is a port of the bridge mcio-br in a network namespace of its own (mcio-hosts);
@@ -85,14 +85,20 @@ start_host() {
   pid=$(host_pid "$i")
   alive "$pid" && return 0
   rm -f "$RUN/$name.pid"
+  # A checkout under /tmp (a CI's clone) stays visible through the private /tmp: bound aside
+  # before the tmpfs hides it, then back at its own path.
   unshare --net --uts --mount --ipc --propagation slave -- bash -c '
+    under_tmp() { case "$4/" in /tmp/*) return 0 ;; esac; return 1; }
     hostname "$1" && mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
+      { ! under_tmp || { mkdir -p "$5" && mount --bind "$4" "$5"; }; } &&
       mount -t tmpfs -o mode=1777,size=2g tmpfs /tmp && mount --bind "$2" /etc/hosts &&
+      { ! under_tmp || { mkdir -p "$4" && mount --bind "$5" "$4" && umount "$5"; }; } &&
       ip link set lo up || exit 1
     # No IPv6: its link-local chatter would blur the links'"'"' byte counters.
     sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
     echo $$ >"$3.tmp" && mv "$3.tmp" "$3"
-    exec sleep infinity' mcio-host "$name" "$RUN/hosts" "$RUN/$name.pid" </dev/null >/dev/null 2>&1 &
+    exec sleep infinity' mcio-host "$name" "$RUN/hosts" "$RUN/$name.pid" "$(dirname "$here")" \
+    "$RUN/$name.root" </dev/null >/dev/null 2>&1 &
   for _ in $(seq 100); do
     [ -s "$RUN/$name.pid" ] && return 0
     sleep 0.05
