@@ -112,18 +112,6 @@ static void write_cache(const char *dir, const char *file, const mcio_cost_table
 
 #endif
 
-
-/* The ranks of the first node: the probe's conc. A cache whose concurrent figures are of fewer
- * ranks than a job's node holds is probed again (auto): the model would stretch them past what
- * they measured. Measured on this host's /tmp: a table probed by a 3-rank test priced the
- * independent writes of an 8-rank job at twice their time, and contiguous, hacc-aos and
- * tapioca then aggregated at 0.46-0.62 of ROMIO's speed. */
-int mcio_calibrate_first_node_ranks(mcio_file fh)
-{
-    return fh->machine.node_first[1] - fh->machine.node_first[0]; /* node 0: rank 0's */
-}
-
-
 #ifndef MCIO_SIMULATE
 /* Rank 0: can a pipelined aggregator's I/O thread run beside the ranks of its node? 1 when
  * the node has at least twice as many online cores as ranks (each rank a core, its thread

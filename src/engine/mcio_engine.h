@@ -317,6 +317,9 @@ int mcio_stats_model(mcio_file fh, mcio_plan p);
  * to rank 0 under MCIO_STATS: then collective). Cannot fail.
  */
 void mcio_file_memory_combine(mcio_file fh, const char *path);
+/* Each node's budget: its memory (the machine description's last probe) capped by the
+ * mcio_node_memory hint, and where the figure came from (mcio_gather.c). Local. */
+void mcio_engine_node_budgets(mcio_file fh);
 
 /* Collective: allgather every rank's record into fh->summaries (in the simulation build, a
  * table shared by the simulated ranks, mcio_machine_sim.h: valid until the next call). */

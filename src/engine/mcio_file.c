@@ -252,73 +252,6 @@ static void hints_taken(mcio_file f)
         f->cost_fixed[w] = mcio_hints_cost_fixed(&f->hints, w);
 }
 
-/* Each node's budget: its memory (the machine description's last probe) capped by the
- * mcio_node_memory hint, and where the figure came from. */
-static void node_budgets(mcio_file f)
-{
-    for (int j = 0; j < f->machine.nnodes; j++) {
-        int64_t mem = f->machine.node_mem[j], cap = f->hints.node_memory;
-        mem = mem < 0 ? INT64_MAX : mem;
-        f->node_budget[j] = cap > 0 && cap < mem ? cap : mem;
-        f->node_source[j] = cap > 0 && cap < mem ? MCIO_MEM_HINT : f->machine.node_mem_source[j];
-    }
-}
-
-void mcio_file_memory_combine(mcio_file f, const char *path)
-{
-    mcio_machine_memory_combine(f->comm, &f->machine, f->summaries[0].mem, MCIO_RECORD_WORDS, path,
-                                f->stats_on);
-    node_budgets(f);
-}
-
-#ifdef MCIO_SIMULATE
-void mcio_file_memory_combine_shared(mcio_file f, const char *path, mcio_shared_plan *e)
-{
-    mcio_machine *m = &f->machine;
-    size_t nn = (size_t)m->nnodes;
-    if (!e->combined) {
-        e->node_mem = malloc((nn + 1) * sizeof(int64_t));
-        e->node_mem_used = malloc((nn + 1) * sizeof(int64_t));
-        e->node_mem_source = malloc((nn + 1) * sizeof(int));
-        e->which = malloc((nn + 1) * sizeof(int));
-        if (!e->node_mem || !e->node_mem_used || !e->node_mem_source || !e->which) {
-            free(e->node_mem), free(e->node_mem_used), free(e->node_mem_source), free(e->which);
-            e->node_mem = e->node_mem_used = NULL, e->node_mem_source = e->which = NULL;
-            mcio_file_memory_combine(f, path); /* not kept: the next rank combines for itself */
-            return;
-        }
-        mcio_machine_memory_nodes(m, f->summaries[0].mem, MCIO_RECORD_WORDS, e->which);
-        memcpy(e->node_mem, m->node_mem, nn * sizeof(int64_t));
-        memcpy(e->node_mem_used, m->node_mem_used, nn * sizeof(int64_t));
-        memcpy(e->node_mem_source, m->node_mem_source, nn * sizeof(int));
-        e->combined = 1;
-    } else { /* rank_extents lies in the probe's shared area: the first rank wrote it */
-        memcpy(m->node_mem, e->node_mem, nn * sizeof(int64_t));
-        memcpy(m->node_mem_used, e->node_mem_used, nn * sizeof(int64_t));
-        memcpy(m->node_mem_source, e->node_mem_source, nn * sizeof(int));
-    }
-    if (f->stats_on)
-        mcio_machine_memory_where(f->comm, m, path, e->which);
-    node_budgets(f);
-}
-#endif
-
-void mcio_file_gather_records(mcio_file f, const mcio_rank_record *mine)
-{
-#ifdef MCIO_SIMULATE
-    if (f->node_gather.on)
-        f->summaries = mcio_node_gather_run(&f->node_gather, &f->machine, &f->sim_summaries, mine);
-    else
-        f->summaries = mcio_sim_gather_run(f->comm, &f->sim_summaries, mine);
-#else
-    if (f->node_gather.on)
-        mcio_node_gather_run(&f->node_gather, &f->machine, mine, f->summaries);
-    else
-        PMPI_Allgather(mine, MCIO_RECORD_WORDS, MPI_INT64_T, f->summaries, MCIO_RECORD_WORDS,
-                   MPI_INT64_T, f->comm);
-#endif
-}
-
 /* The allgather buffer of the summaries into f (NULL: none); returns f, or NULL (f freed) when it
  * cannot be had. In simulation a table shared by the simulated ranks, collective and agreed
  * inside (a rank without f still takes part, so that the others do not hang). */
@@ -461,7 +394,7 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
     if (st == MCIO_SUCCESS)
         st = node_arrays(f, detail);
     if (st == MCIO_SUCCESS)
-        node_budgets(f), hints_taken(f);
+        mcio_engine_node_budgets(f), hints_taken(f);
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (st != MCIO_SUCCESS)
         goto fail;
@@ -644,7 +577,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     (void)apply_info(info, &h, fh->given, "MPI_File_set_info", detail); /* checked above */
     fh->chosen[0].valid = fh->chosen[1].valid = 0; /* chosen under other hints */
     fh->bytes_first[0] = fh->bytes_first[1] = 0;
-    node_budgets(fh);
+    mcio_engine_node_budgets(fh);
     hints_taken(fh);
     if (fh->io->configure && fh->io_state)
         fh->io->configure(fh->io_state, &fh->hints);
@@ -659,7 +592,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
         if (st != MCIO_SUCCESS) { /* the hints before, under which every access went local */
             fh->hints = before;
             hints_taken(fh);
-            node_budgets(fh);
+            mcio_engine_node_budgets(fh);
             local_descriptor(fh);
         }
     }

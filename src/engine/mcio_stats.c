@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcio_engine.h"
+#include "mcio_twophase.h"
 
 void mcio_stats_gather_aggregator_bytes(mcio_file fh, mcio_plan p)
 {
@@ -248,4 +248,28 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
             s->subbuffer_bytes = fd->window[d];
     if (fh->stats_path)
         stats_append(fh, fd, write, listed);
+}
+
+/* mcio_stats_model, once per call in the simulation build, as plan_domains_once. */
+int mcio_engine_stats_model_once(mcio_file fh, struct mcio_plan_s *p, int write)
+{
+#ifdef MCIO_SIMULATE
+    mcio_shared_plan *e = mcio_engine_shared_plan(fh, write);
+    size_t bytes = ((size_t)fh->machine.nnodes + 1) * 2 * sizeof(int64_t);
+    if (e && e->modelled) {
+        if (e->model_status != MCIO_SUCCESS)
+            return e->model_status;
+        return mcio_engine_copy_array((void **)&p->mem_model, e->mem_model, bytes);
+    }
+    int st = mcio_stats_model(fh, p);
+    if (e && (st != MCIO_SUCCESS || mcio_engine_copy_array((void **)&e->mem_model, p->mem_model, bytes) ==
+                                        MCIO_SUCCESS)) {
+        e->modelled = 1;
+        e->model_status = st;
+    }
+    return st;
+#else
+    (void)write;
+    return mcio_stats_model(fh, p);
+#endif
 }

@@ -30,53 +30,6 @@
 
 #include "mcio_twophase.h"
 
-mcio_summary *mcio_engine_summaries(const mcio_file fh)
-{
-    mcio_summary *sum = malloc(((size_t)fh->nprocs + 1) * sizeof *sum);
-    for (int r = 0; sum && r < fh->nprocs; r++)
-        sum[r] = (mcio_summary){fh->summaries[r].start, fh->summaries[r].end,
-                                fh->summaries[r].bytes};
-    return sum;
-}
-
-int64_t *mcio_engine_rank_calls(const mcio_file fh)
-{
-    int64_t *calls = malloc(((size_t)fh->nprocs + 1) * sizeof *calls);
-    for (int r = 0; calls && r < fh->nprocs; r++)
-        calls[r] = fh->summaries[r].calls;
-    return calls;
-}
-
-/* The machine and the nodes' memory now, as the planner sees them; calls: the ranks'
- * own-access calls (mcio_engine_rank_calls), or NULL. */
-static mcio_topology call_topology(const mcio_file fh, const int64_t *calls)
-{
-    return (mcio_topology){.nprocs = fh->nprocs,
-                           .nnodes = fh->machine.nnodes,
-                           .node_of_rank = fh->machine.node_of_rank,
-                           .socket_of_rank = fh->machine.socket_of_rank,
-                           .sockets_per_node = fh->machine.sockets_per_node,
-                           .net = &fh->machine.net,
-                           .node_mem = fh->node_budget,
-                           .rank_extents = fh->machine.rank_extents,
-                           .rank_calls = calls};
-}
-
-/* *key = the key of the gathered records' inputs to a choice (mcio_decide_key); 0 without
- * the memory to compute it. */
-int mcio_engine_choice_key(const mcio_file fh, uint64_t *key)
-{
-    mcio_summary *sum = mcio_engine_summaries(fh);
-    int64_t *calls = mcio_engine_rank_calls(fh);
-    mcio_topology topo = call_topology(fh, calls);
-    int ok = sum && calls;
-    if (ok)
-        *key = mcio_decide_key(&topo, sum);
-    free(sum);
-    free(calls);
-    return ok;
-}
-
 /* Phase 2, pure: the gathered records, the machine, the hints, the file system's costs and the
  * operation's last choice into the call's plan (mcio_decide), the same on every rank. */
 static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
@@ -89,7 +42,7 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
         free(calls);
         return MCIO_ERR_NOMEM;
     }
-    mcio_topology topo = call_topology(fh, calls);
+    mcio_topology topo = mcio_engine_call_topology(fh, calls);
     int64_t stripe = mcio_fs_align_stripe(&fh->fs, fh->hints.striping_unit, write);
     mcio_decide_inputs in = {.topo = &topo,
                              .sum = sum,
@@ -115,54 +68,6 @@ static int plan_domains(mcio_file fh, struct mcio_plan_s *p, int write)
     return st;
 }
 
-#ifdef MCIO_SIMULATE
-/* What a shared plan holds, freed (mcio_engine.h). */
-static void shared_plan_clear(mcio_shared_plan *e)
-{
-    mcio_fdplan_free(&e->fd);
-    free(e->slots);
-    free(e->mem_model);
-    free(e->node_mem);
-    free(e->node_mem_used);
-    free(e->node_mem_source);
-    free(e->which);
-    memset(e, 0, sizeof *e);
-}
-
-void mcio_engine_shared_plans_free(mcio_file fh)
-{
-    mcio_sim_gather *g = &fh->sim_summaries;
-    if (!mcio_sim_shared_last(g->shared))
-        return;
-    for (int k = 0; k < 2; k++)
-        if (g->area[k])
-            shared_plan_clear((mcio_shared_plan *)g->area[k]);
-}
-
-mcio_shared_plan *mcio_engine_shared_plan(mcio_file fh, int write)
-{
-    mcio_shared_plan *e = mcio_sim_gather_area(&fh->sim_summaries);
-    if (e->gen != fh->sim_summaries.gen) {
-        shared_plan_clear(e);
-        e->gen = fh->sim_summaries.gen;
-        e->write = write;
-    }
-    return e->write == write ? e : NULL;
-}
-
-/* *dst = the n entries of src in an allocation of its own (NULL src: NULL); 0 or NOMEM. */
-static int copy_array(void **dst, const void *src, size_t bytes)
-{
-    *dst = NULL;
-    if (!src)
-        return MCIO_SUCCESS;
-    if (!(*dst = malloc(bytes + 1)))
-        return MCIO_ERR_NOMEM;
-    memcpy(*dst, src, bytes);
-    return MCIO_SUCCESS;
-}
-#endif
-
 /* plan_domains, once per call in the simulation build (mcio_shared_plan): the first rank keeps
  * its results, the others take a copy. */
 static int plan_domains_once(mcio_file fh, struct mcio_plan_s *p, int write)
@@ -181,7 +86,7 @@ static int plan_domains_once(mcio_file fh, struct mcio_plan_s *p, int write)
         if (e->plan_status != MCIO_SUCCESS)
             return e->plan_status;
         if (mcio_fdplan_copy(&e->fd, &p->fd) != MCIO_SUCCESS ||
-            copy_array((void **)&p->slots, e->slots, (size_t)e->fd.ndomains * sizeof(int)) !=
+            mcio_engine_copy_array((void **)&p->slots, e->slots, (size_t)e->fd.ndomains * sizeof(int)) !=
                 MCIO_SUCCESS)
             return MCIO_ERR_NOMEM;
         return MCIO_SUCCESS;
@@ -191,7 +96,7 @@ static int plan_domains_once(mcio_file fh, struct mcio_plan_s *p, int write)
         return st;
     if (st == MCIO_SUCCESS &&
         (mcio_fdplan_copy(&p->fd, &e->fd) != MCIO_SUCCESS ||
-         copy_array((void **)&e->slots, p->slots, (size_t)p->fd.ndomains * sizeof(int)) !=
+         mcio_engine_copy_array((void **)&e->slots, p->slots, (size_t)p->fd.ndomains * sizeof(int)) !=
              MCIO_SUCCESS)) {
         mcio_fdplan_free(&e->fd); /* not kept: the next rank plans for itself */
         return st;
@@ -208,30 +113,6 @@ static int plan_domains_once(mcio_file fh, struct mcio_plan_s *p, int write)
     return st;
 #else
     return plan_domains(fh, p, write);
-#endif
-}
-
-/* mcio_stats_model, once per call in the simulation build, as plan_domains_once. */
-int mcio_engine_stats_model_once(mcio_file fh, struct mcio_plan_s *p, int write)
-{
-#ifdef MCIO_SIMULATE
-    mcio_shared_plan *e = mcio_engine_shared_plan(fh, write);
-    size_t bytes = ((size_t)fh->machine.nnodes + 1) * 2 * sizeof(int64_t);
-    if (e && e->modelled) {
-        if (e->model_status != MCIO_SUCCESS)
-            return e->model_status;
-        return copy_array((void **)&p->mem_model, e->mem_model, bytes);
-    }
-    int st = mcio_stats_model(fh, p);
-    if (e && (st != MCIO_SUCCESS || copy_array((void **)&e->mem_model, p->mem_model, bytes) ==
-                                        MCIO_SUCCESS)) {
-        e->modelled = 1;
-        e->model_status = st;
-    }
-    return st;
-#else
-    (void)write;
-    return mcio_stats_model(fh, p);
 #endif
 }
 
@@ -254,78 +135,6 @@ static int fail_planning; /* mcio_engine_fail_planning */
 void mcio_engine_fail_planning(int calls)
 {
     fail_planning = calls;
-}
-
-/* The summaries' bytes this rank sent and received (MCIO_STATS): the flat allgather delivers
- * its record to every other rank and theirs to it; the node-level step as it counts. */
-void mcio_engine_summaries_counted(mcio_file fh, mcio_plan p)
-{
-    p->meta_sent = p->meta_recv = (int64_t)(fh->nprocs - 1) * (int64_t)sizeof(mcio_rank_record);
-    if (fh->node_gather.on) {
-        p->meta_sent = mcio_node_gather_sent(&fh->node_gather, &fh->machine);
-        p->meta_recv = mcio_node_gather_received(&fh->node_gather, &fh->machine);
-    }
-}
-
-/* The lowest rank whose gathered record says it failed, or -1. */
-int mcio_engine_first_failed(const mcio_file fh)
-{
-    for (int r = 0; r < fh->nprocs; r++)
-        if (fh->summaries[r].status != MCIO_SUCCESS)
-            return r;
-    return -1;
-}
-
-/* Phase 1's collective: this rank's record (p's summary, its status st, and the memory its
- * node has now: the application may have taken some since the open; where it had ample room,
- * a reading of the last half second stands, mcio_cbuf_memory_ample) into every rank's fh->summaries.
- * Returns the agreed status, the lowest failing rank's with its detail. where: this rank's
- * memory source under MCIO_STATS, or NULL. */
-int mcio_engine_gather_records(mcio_file fh, const struct mcio_plan_s *p, int st, char *where,
-                          char detail[MCIO_DETAIL_LEN])
-{
-    mcio_summary mine = mcio_extents_summary(p->ext, p->next);
-    mcio_rank_record rec = {mine.start, mine.end, mine.bytes, st, {0},
-                            mcio_own_calls(p->ext, p->next)};
-    mcio_machine_memory_read(&fh->machine, p->next, mcio_cbuf_memory_ample(fh), rec.mem, where);
-    mcio_cbuf_count_kept_as_free(fh, rec.mem);
-    mcio_file_gather_records(fh, &rec);
-    int failed = mcio_engine_first_failed(fh);
-    return failed >= 0 ? mcio_engine_agree_from(fh->comm, failed, st, detail) : MCIO_SUCCESS;
-}
-
-/* The key of every rank's memory words in the gathered records. */
-static uint64_t memory_key(const mcio_file fh)
-{
-    uint64_t h = 0;
-    for (int r = 0; r < fh->nprocs; r++)
-        for (int k = 0; k < MCIO_PROBE_FIELDS; k++)
-            h = mcio_key_word(h, fh->summaries[r].mem[k]);
-    return h;
-}
-
-/* The nodes' memory from the gathered records; in simulation once per call for all the
- * simulated ranks (mcio_engine_shared_plan). A call whose records hold the memory words of the
- * last call's (a reading stands for half a second where memory is ample:
- * mcio_machine_memory_read) has the nodes' memory that call combined: not combined again,
- * unless MCIO_STATS wants where each node's figure came from. */
-void mcio_engine_combine_memory(mcio_file fh, const char *where, int write)
-{
-#ifdef MCIO_SIMULATE
-    mcio_shared_plan *shared = mcio_engine_shared_plan(fh, write);
-    if (shared) {
-        mcio_file_memory_combine_shared(fh, where, shared);
-        return;
-    }
-#else
-    (void)write;
-#endif
-    uint64_t key = memory_key(fh);
-    if (fh->memory_combined && key == fh->memory_key && !fh->stats_on)
-        return;
-    mcio_file_memory_combine(fh, where);
-    fh->memory_key = key;
-    fh->memory_combined = 1;
 }
 
 /* Phase 2: the call's plan (mcio_decide), this rank's schedule (an own-access plan has no

@@ -47,7 +47,7 @@ int mcio_list_bufs_alloc(mcio_list_bufs *b, int ndomains, int64_t npieces, int n
 int mcio_engine_exchange_and_allocate(mcio_file fh, struct mcio_plan_s *p, mcio_list_bufs *lb,
                                       int aggregate, char detail[MCIO_DETAIL_LEN]);
 
-/* --- mcio_twophase.c --- */
+/* --- mcio_gather.c --- */
 
 /* The lowest rank whose gathered record says it failed, or -1. Local. */
 int mcio_engine_first_failed(const mcio_file fh);
@@ -62,10 +62,21 @@ void mcio_engine_combine_memory(mcio_file fh, const char *where, int write);
 /* The summaries' bytes this rank sent and received (MCIO_STATS). Local. */
 void mcio_engine_summaries_counted(mcio_file fh, mcio_plan p);
 
-/* mcio_stats_model, once per call in the simulation build. Local. */
-int mcio_engine_stats_model_once(mcio_file fh, struct mcio_plan_s *p, int write);
-
 /* *key = the gathered records' key of a choice's inputs (mcio_decide_key); 0 without memory. */
 int mcio_engine_choice_key(const mcio_file fh, uint64_t *key);
+
+/* The machine and the nodes' memory now, as the planner sees them; calls: the ranks'
+ * own-access calls (mcio_engine_rank_calls), or NULL. Local. */
+mcio_topology mcio_engine_call_topology(const mcio_file fh, const int64_t *calls);
+
+#ifdef MCIO_SIMULATE
+/* *dst = a copy of src's bytes in an allocation of its own (NULL src: NULL); 0 or NOMEM. */
+int mcio_engine_copy_array(void **dst, const void *src, size_t bytes);
+#endif
+
+/* --- mcio_stats.c --- */
+
+/* mcio_stats_model, once per call in the simulation build. Local. */
+int mcio_engine_stats_model_once(mcio_file fh, struct mcio_plan_s *p, int write);
 
 #endif
