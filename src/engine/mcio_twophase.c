@@ -16,8 +16,9 @@
  *   5. agreement: an allreduce gives every rank the same status and the slowest rank's times
  *      (4 and 5: mcio_run.c).
  *
- * This file is 1 and 2: gather -> mcio_decide (src/core/plan/decide.c, pure) -> this rank's
- * schedule; the collective buffer kept between calls is mcio_cbuf.c's.
+ * This file is 2, and the call's walk: gather (1: mcio_gather.c) -> mcio_decide
+ * (src/core/plan/decide.c, pure) -> this rank's schedule -> the lists (3: mcio_lists.c); the
+ * collective buffer kept between calls is mcio_cbuf.c's.
  *
  * A call whose operation's last call went to each rank's own access moves its bytes first and
  * gathers after, one collective for 1 and 5 (mcio_engine_bytes_first, mcio_bytesfirst.c).
