@@ -88,11 +88,12 @@ start_host() {
   # A checkout under /tmp (a CI's clone) stays visible through the private /tmp: bound aside
   # before the tmpfs hides it, then back at its own path.
   unshare --net --uts --mount --ipc --propagation slave -- bash -c '
-    under_tmp() { case "$4/" in /tmp/*) return 0 ;; esac; return 1; }
+    src=$4 stage=$5 under_tmp=0
+    case "$src/" in /tmp/*) under_tmp=1 ;; esac
     hostname "$1" && mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
-      { ! under_tmp || { mkdir -p "$5" && mount --bind "$4" "$5"; }; } &&
+      { [ $under_tmp = 0 ] || { mkdir -p "$stage" && mount --bind "$src" "$stage"; }; } &&
       mount -t tmpfs -o mode=1777,size=2g tmpfs /tmp && mount --bind "$2" /etc/hosts &&
-      { ! under_tmp || { mkdir -p "$4" && mount --bind "$5" "$4" && umount "$5"; }; } &&
+      { [ $under_tmp = 0 ] || { mkdir -p "$src" && mount --bind "$stage" "$src" && umount "$stage"; }; } &&
       ip link set lo up || exit 1
     # No IPv6: its link-local chatter would blur the links'"'"' byte counters.
     sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
