@@ -136,15 +136,7 @@ int main(int argc, char **argv)
     expect_set(fh, "after MPI_File_set_view");
     CHECK(MPI_File_write_all(fh, buf, 2 * B, MPI_INT, MPI_STATUS_IGNORE) == MPI_SUCCESS, "write_all");
     expect_set(fh, "after a collective write");
-    memset(back, 0, 2 * B * sizeof *back);
-    CHECK(MPI_File_read_at_all(fh, 0, back, 2 * B, MPI_INT, MPI_STATUS_IGNORE) == MPI_SUCCESS,
-          "read_at_all");
-    CHECK(memcmp(buf, back, 2 * B * sizeof *buf) == 0, "read back differs from what was written");
-    char dname[600];
-    snprintf(dname, sizeof dname, "%s.%d", argv[2], rank);
-    FILE *d = fopen(dname, "wb");
-    if (d)
-        fwrite(back, sizeof *back, 2 * B, d), fclose(d);
+    failures += pmpi_test_read_back_dump(fh, buf, back, 2 * B, argv[2]);
     MPI_File_close(&fh);
     MPI_Type_free(&ft);
     free(buf), free(back);

@@ -39,6 +39,27 @@ static inline void pmpi_test_start(int *argc, char ***argv, int *rank, int *npro
         MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
+/* Reads the first n ints of this rank's view back collectively (read_at_all at 0), compares them
+ * with buf, and dumps them to <prefix>.<rank>, which run_pmpi.sh compares with the native run's.
+ * Returns the failures. */
+static inline int pmpi_test_read_back_dump(MPI_File fh, const int *buf, int *back, int n,
+                                           const char *prefix)
+{
+    int rank, nprocs, failures = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    memset(back, 0, (size_t)n * sizeof *back);
+    CHECK(MPI_File_read_at_all(fh, 0, back, n, MPI_INT, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+          "read_at_all");
+    CHECK(memcmp(buf, back, (size_t)n * sizeof *buf) == 0, "read back differs from what was written");
+    char dname[600];
+    snprintf(dname, sizeof dname, "%s.%d", prefix, rank);
+    FILE *d = fopen(dname, "wb");
+    if (d)
+        fwrite(back, sizeof *back, (size_t)n, d), fclose(d);
+    return failures;
+}
+
 /*
  * Sum the failures over the ranks; rank 0 writes `calls` (the collective calls the program made,
  * or "-" for "at least one", as run_pmpi.sh expects) to calls_path and prints a summary.
