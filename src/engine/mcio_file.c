@@ -100,10 +100,8 @@ static int apply_hints_lines(FILE *f, const char *path, int first_wins, mcio_hin
             int len = 0, seen = 0;
             if (first_wins && strlen(key) <= MPI_MAX_INFO_KEY)
                 PMPI_Info_get_valuelen(given, key, &len, &seen);
-            if (!seen)
-                st = mcio_hints_set(h, key, value, where, detail);
-            if (st == MCIO_SUCCESS)
-                record_given(given, key, value, first_wins);
+            if (!seen && (st = mcio_hints_set(h, key, value, where, detail)) == MCIO_SUCCESS)
+                record_given(given, key, value, 0); /* the key's first line, or its last */
         }
     }
     free(line);

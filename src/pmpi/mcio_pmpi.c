@@ -547,9 +547,9 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
     int64_t nbytes = mt ? (int64_t)c->count * mt->size : 0;
     int64_t pos, eof, done = 0;
     const char *why = why_not_served(c, f, mt, nbytes, &pos, &eof);
-    pieces *pp = &f->pieces, p;
-    pp->n = 0;
-    if (!why && build_pieces(f, mt, c->buf, pos * f->etype_size, nbytes, eof, pp, &done) != 0)
+    pieces *p = &f->pieces;
+    p->n = 0;
+    if (!why && build_pieces(f, mt, c->buf, pos * f->etype_size, nbytes, eof, p, &done) != 0)
         why = "out of memory for the extent list";
     /* One agreement: can every rank serve the call, and has any rank hints pending. */
     int mine[2] = {why == NULL, f->pending != MPI_INFO_NULL ? -1 : 0}, agreed[2];
@@ -569,9 +569,9 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
                     why ? why : "");
         served = 0;
     } else {
-        p = *pp;
-        st = c->write ? mcio_writev_at_all(f->mf, p.n, p.off, p.len, (const void *const *)p.addr)
-                      : mcio_readv_at_all(f->mf, p.n, p.off, p.len, p.addr);
+        st = c->write ? mcio_writev_at_all(f->mf, p->n, p->off, p->len,
+                                           (const void *const *)p->addr)
+                      : mcio_readv_at_all(f->mf, p->n, p->off, p->len, p->addr);
         *rc = st != MCIO_SUCCESS ? call_failed(c, st, mcio_error_message())
                                  : call_served(c, f, pos, nbytes, done);
     }
