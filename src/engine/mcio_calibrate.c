@@ -50,8 +50,17 @@
  * time is the slowest rank's, a write's sync the median of SYNC_REPEAT (before, each rank's
  * fastest, and one sync: a node's concurrent calls looked cheap, probe_fs_costs). 4: on a
  * remote file system the ranks not timed wait in the MPI library's barrier (phase_barrier).
- * 5: on a remote one each phase's median try is kept, not its fastest (probe_fs_costs). */
-enum { CACHE_GENERATION = 5 };
+ * 5: on a remote one each phase's median try is kept, not its fastest (probe_fs_costs).
+ * 6: the text's format 2, the medians of the last probes and their figures (issue 48; before,
+ * the best figures of all probes: mcio_cost_merge), and the corrections of the online check. */
+enum { CACHE_GENERATION = 6 };
+
+/* Probes taken where no cache stands (none, of another generation, or of fewer ranks per
+ * node): the cache starts with their medians (mcio_cost_merge), which a later probe (only on
+ * purpose: mcio_calibrate=force, mcio-calibrate) moves little. One probe moved the choice of
+ * later jobs with its noise (issue 48: a re-probe between two identical runs sent IOR's writes
+ * from independent access to 2 aggregators, measured 1.7x slower). */
+enum { FIRST_PROBES = 3 };
 
 /* The cache file of the file system holding path: <dir>/<kind>-<device>.<generation>. 0, or
  * -1 when no cache directory can be named (no HOME) or path cannot be stat'ed. */
@@ -75,7 +84,7 @@ static int cache_path(const char *path, const mcio_fsinfo *fs, char *dir, size_t
 /* Read a table from a file (rank 0). 0, or -1 when absent or malformed. */
 static int read_table(const char *file, mcio_cost_table *t, int64_t *date)
 {
-    char text[2048];
+    char text[4096];
     FILE *f = fopen(file, "r");
     if (!f)
         return -1;
@@ -88,7 +97,7 @@ static int read_table(const char *file, mcio_cost_table *t, int64_t *date)
 /* Write the cache (rank 0), atomically (a temporary file renamed); failures are silent. */
 static void write_cache(const char *dir, const char *file, const mcio_cost_table *t, int64_t date)
 {
-    char text[2048], tmp[MCIO_PATH_LEN + 64];
+    char text[4096], tmp[MCIO_PATH_LEN + 160];
     char parent[MCIO_PATH_LEN + 16];
     snprintf(parent, sizeof parent, "%s", dir);
     char *slash = strrchr(parent, '/');
@@ -281,6 +290,14 @@ static void apply_topology(mcio_file fh, mcio_cost_table *t)
     }
 }
 
+/* What rank 0 decides at open and broadcasts: the table's source (enum mcio_cost_source), the
+ * probes to take (0: none), the table and its date. */
+struct calibration {
+    int source, probe;
+    int64_t date;
+    mcio_cost_table t;
+};
+
 #ifndef MCIO_SIMULATE
 /* The host's load average per core over the last minute, or -1 where it cannot be read. */
 static double load_now(void)
@@ -291,59 +308,116 @@ static double load_now(void)
 }
 
 /* Does a cached table stand for this open (auto)? Not where its probe had fewer ranks on a
- * node than this job (first_node_ranks), nor where it was probed under load (above
- * LOADED_PERCENT % of each core) and the host is now less than half as loaded: a probe under
- * load prices the file system dearer, figure by figure and not alike (measured on the
- * GlusterFS testbed: probed at 1.91 per core, FLASH-IO's reads went independent at 0.58 of
- * the best configuration; probed at 0.56, they aggregated at 1.24 of OMPIO), and the probe
- * taken again merges its figures with the cache's (mcio_cost_keep_best), so the rule ends. */
+ * node than this job (first_node_ranks): its concurrent figures would be stretched past what
+ * they measured. Nothing else sends an open to probe again (issue 48): until then a table probed
+ * under load (above half of each core) was probed again where the host was now less than half
+ * as loaded, and the load average counts the job's own ranks, which wait polling: whether the
+ * next job probed, and with it which plan it ran, was the chance of how long after the last
+ * job it started. The cache's medians over its probes stand for a loaded probe instead. */
 static int cache_stands(mcio_file fh, const mcio_cost_table *t)
 {
-    enum { LOADED_PERCENT = 50 };
-    double now = load_now();
-    int loaded = t->load * 100 > LOADED_PERCENT && now >= 0 && now < t->load / 2;
-    return t->conc >= mcio_calibrate_first_node_ranks(fh) && !loaded;
+    return t->conc >= mcio_calibrate_first_node_ranks(fh);
 }
 
-/* Rank 0, after a probe: the host's load per core now, and, unless the hint says replace, the
- * best of this probe and the cached table figure by figure (mcio_cost_keep_best: a probe under
- * load measured every write 30 times dearer on this host's /tmp, and every later job of the
- * file system then aggregated). fh->cost_kept says how many figures the cache kept. */
-static void probe_keep_best(mcio_file fh, const char *file, mcio_cost_table *t)
+/* Rank 0, after a probe: the host's load per core now, and the probe merged into prior (the
+ * probes of this open before it), else into the cached table unless the hint says replace
+ * (mcio_cost_merge: the medians of the last probes), else the probe as a history of one.
+ * fh->cost_kept says how many figures the probe measured more than twice the cache's. */
+static void probe_merge(mcio_file fh, const char *file, const mcio_cost_table *prior,
+                        mcio_cost_table *t)
 {
     t->load = load_now();
     t->probes = 1;
     fh->cost_kept = 0;
     mcio_cost_table cached;
     int64_t when;
-    if (fh->hints.calibrate != MCIO_CALIBRATE_REPLACE && file[0] &&
-        read_table(file, &cached, &when) == 0)
-        fh->cost_kept = mcio_cost_keep_best(&cached, t, t); /* the job's fields: the probe's */
+    if (prior)
+        fh->cost_kept = mcio_cost_merge(prior, t, t);
+    else if (fh->hints.calibrate != MCIO_CALIBRATE_REPLACE && file[0] &&
+             read_table(file, &cached, &when) == 0)
+        fh->cost_kept = mcio_cost_merge(&cached, t, t); /* the job's fields: the probe's */
+    else
+        mcio_cost_history_start(t);
+}
+
+/* Collective: got->probe probes in directory where, merged (probe_merge), cached and broadcast
+ * into got->t; got->source PROBED when one succeeded. */
+static void probe_and_cache(mcio_file fh, const char *dir, const char *file, const char *where,
+                            struct calibration *got)
+{
+    mcio_cost_table t, acc;
+    int done = 0;
+    for (int k = 0; k < got->probe && mcio_calibrate_run(fh, where, &t) == MCIO_SUCCESS; k++) {
+        t.overlap = got->t.overlap;
+        t.cores = got->t.cores;
+        t.cache = got->t.cache;
+        t.caches = got->t.caches;
+        if (fh->rank == 0)
+            probe_merge(fh, file, done ? &acc : NULL, &t);
+        acc = t;
+        done++;
+    }
+    if (!done)
+        return;
+    got->source = MCIO_COST_PROBED;
+    got->date = (int64_t)time(NULL);
+    got->t = acc;
+    if (fh->rank == 0 && file[0])
+        write_cache(dir, file, &acc, got->date);
+    PMPI_Bcast(&got->t, (int)sizeof got->t, MPI_BYTE, 0, fh->comm); /* rank 0's choice */
+    PMPI_Bcast(&fh->cost_kept, 1, MPI_INT, 0, fh->comm);
+}
+
+void mcio_calibrate_keep_learned(mcio_file fh)
+{
+    mcio_cost_table t;
+    int64_t date;
+    char dir[MCIO_PATH_LEN + 96];
+    snprintf(dir, sizeof dir, "%s", fh->cost_file);
+    char *slash = strrchr(dir, '/');
+    if (!fh->cost_learned || !fh->cost_file[0] || !slash || read_table(fh->cost_file, &t, &date))
+        return;
+    *slash = '\0';
+    memcpy(t.ncorr, fh->cost.ncorr, sizeof t.ncorr);
+    memcpy(t.corr, fh->cost.corr, sizeof t.corr);
+    write_cache(dir, fh->cost_file, &t, date);
+}
+#else
+void mcio_calibrate_keep_learned(mcio_file fh)
+{
+    (void)fh;
 }
 #endif
 
 void mcio_calibrate_file(mcio_file fh, MPI_Comm comm, const char *path)
 {
-    /* [0] the table's source (enum mcio_cost_source); the table and its date follow. */
-    struct {
-        int source, probe;
-        int64_t date;
-        mcio_cost_table t;
-    } got = {.source = MCIO_COST_DEFAULTS, .t = mcio_cost_defaults(fh->fs.remote)};
+    struct calibration got = {.source = MCIO_COST_DEFAULTS,
+                              .t = mcio_cost_defaults(fh->fs.remote)};
     char dir[MCIO_PATH_LEN] = "", file[MCIO_PATH_LEN + 96] = "", where[MCIO_PATH_LEN] = ".";
 #ifndef MCIO_SIMULATE
     if (fh->rank == 0) {
         const char *pinned = getenv("MCIO_CALIBRATION");
         int have = cache_path(path, &fh->fs, dir, sizeof dir, file, sizeof file) == 0;
-        if (pinned && *pinned && read_table(pinned, &got.t, &got.date) == 0)
+        int on_purpose = fh->hints.calibrate == MCIO_CALIBRATE_FORCE ||
+                         fh->hints.calibrate == MCIO_CALIBRATE_REPLACE;
+        mcio_cost_table cached;
+        int64_t when = 0;
+        int readable = !(pinned && *pinned) && have && read_table(file, &cached, &when) == 0;
+        int stands = readable && cache_stands(fh, &cached);
+        if (pinned && *pinned && read_table(pinned, &got.t, &got.date) == 0) {
             got.source = MCIO_COST_PINNED;
-        else if (fh->hints.calibrate != MCIO_CALIBRATE_FORCE &&
-                 fh->hints.calibrate != MCIO_CALIBRATE_REPLACE && have &&
-                 read_table(file, &got.t, &got.date) == 0 &&
-                 (fh->hints.calibrate == MCIO_CALIBRATE_OFF || cache_stands(fh, &got.t)))
+        } else if (!on_purpose && readable &&
+                   (fh->hints.calibrate == MCIO_CALIBRATE_OFF || stands)) {
             got.source = MCIO_COST_CACHE;
-        else
-            got.probe = fh->hints.calibrate != MCIO_CALIBRATE_OFF;
+            got.t = cached;
+            got.date = when;
+        } else if (fh->hints.calibrate != MCIO_CALIBRATE_OFF) {
+            /* One probe on purpose into a cache that stands (or to replace it); a new cache
+             * starts from FIRST_PROBES. */
+            int one = fh->hints.calibrate == MCIO_CALIBRATE_REPLACE ||
+                      (fh->hints.calibrate == MCIO_CALIBRATE_FORCE && stands);
+            got.probe = one ? 1 : FIRST_PROBES;
+        }
         if (!have)
             file[0] = '\0';
         /* The job's layout, never cached; a pinned table that says how a pipeline overlaps
@@ -365,23 +439,11 @@ void mcio_calibrate_file(mcio_file fh, MPI_Comm comm, const char *path)
             snprintf(where, sizeof where, "%.*s", (int)(slash - path), path);
         else if (slash)
             snprintf(where, sizeof where, "/");
-        mcio_cost_table t;
-        if (mcio_calibrate_run(fh, where, &t) == MCIO_SUCCESS) {
-            t.overlap = got.t.overlap;
-            t.cores = got.t.cores;
-            t.cache = got.t.cache;
-            t.caches = got.t.caches;
-            got.source = MCIO_COST_PROBED;
-            got.date = (int64_t)time(NULL);
-            if (fh->rank == 0)
-                probe_keep_best(fh, file, &t);
-            got.t = t;
-            if (fh->rank == 0 && file[0])
-                write_cache(dir, file, &t, got.date);
-            PMPI_Bcast(&got.t, (int)sizeof got.t, MPI_BYTE, 0, fh->comm); /* rank 0's choice */
-            PMPI_Bcast(&fh->cost_kept, 1, MPI_INT, 0, fh->comm);
-        }
+        probe_and_cache(fh, dir, file, where, &got);
     }
+    /* Where the online check's corrections go at close (mcio_calibrate_keep_learned). */
+    if (fh->rank == 0 && (got.source == MCIO_COST_CACHE || got.source == MCIO_COST_PROBED))
+        snprintf(fh->cost_file, sizeof fh->cost_file, "%s", file);
 #else
     (void)path, (void)dir, (void)file, (void)where;
 #endif

@@ -192,8 +192,12 @@ struct mcio_file_s {
     mcio_cost_table cost; /* the cost model's figures for this file system (mcio_calibrate.c) */
     int cost_source;      /* enum mcio_cost_source */
     int64_t cost_date;    /* when they were measured (seconds since the epoch), 0: never */
-    int cost_kept;        /* figures this open's probe measured more than twice the cache's,
-                             which the cache kept (mcio_cost_keep_best) */
+    int cost_kept;        /* figures this open's probe measured more than twice the cache's
+                             (mcio_cost_merge) */
+    char cost_file[MCIO_PATH_LEN + 96]; /* rank 0: the calibration cache the table came from or
+                                           went to ("": none, or a pinned table) */
+    int cost_learned;     /* the online check corrected a configuration (mcio_cost_observe):
+                             rank 0 keeps the corrections in cost_file at close */
     char *cbuf_kept;      /* the last call's collective buffer, kept for the next (its pages
                              already faulted in: mcio_twophase.c), or NULL */
     size_t cbuf_kept_len; /* its bytes */
@@ -236,6 +240,13 @@ void mcio_engine_cbuf_release(mcio_file fh);
  * communicator, which keeps it as an attribute). Never fails.
  */
 void mcio_calibrate_file(mcio_file fh, MPI_Comm comm, const char *path);
+
+/*
+ * Rank 0, at close: the corrections the file's calls learned (fh->cost_learned), written into
+ * the calibration cache they were read from, so that the next process starts from them. A cache
+ * that cannot be read or written is left as it is. Not collective; never fails.
+ */
+void mcio_calibrate_keep_learned(mcio_file fh);
 
 /*
  * Collective: the calibration probe, in a temporary file of directory dir (removed after).

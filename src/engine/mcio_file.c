@@ -445,6 +445,8 @@ int mcio_file_close(mcio_file *fh)
     }
     int st = f->io_state ? f->io->close(f->io_state, detail) : MCIO_SUCCESS;
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
+    if (f->rank == 0)
+        mcio_calibrate_keep_learned(f);
     file_free(f);
     *fh = MCIO_FILE_NULL;
     return mcio_error_set(st, detail);

@@ -34,9 +34,32 @@ static int goes_own(const mcio_file fh, int write)
     if (w && mcio_file_write_sync(fh))
         return 0;
     if (fh->hints.strategy == MCIO_STRATEGY_AUTO)
-        return fh->chosen[w].valid && fh->chosen[w].choice.best.independent;
+        return fh->chosen[w].valid && !fh->chosen[w].stale &&
+               fh->chosen[w].choice.best.independent;
     return (w ? fh->hints.cb_write : fh->hints.cb_read) == MCIO_CB_DISABLE;
 #endif
+}
+
+/* The online check (issue 48): the call's time (the slowest rank's, agreed) against the time its
+ * choice was predicted at; twice far from it, the configuration's correction moves
+ * (mcio_cost_observe) and the operation's next call with these inputs decides again
+ * (mcio_chosen.stale), its choice settled as mcio_decide says. The same on every rank. Not
+ * where the table is pinned (MCIO_CALIBRATION: the figures are the user's, and mcio-plan must
+ * choose as the library does), nor for calls that move their bytes first (the operation's
+ * independent choice taken again: the model's error on independent access is the smallest,
+ * and such a call has no agreed time). */
+static void check_prediction(mcio_file fh, const struct mcio_plan_s *p, int write,
+                             int64_t total_ns)
+{
+    int w = write != 0, op = write ? MCIO_COST_WRITE : MCIO_COST_READ;
+    if (fh->hints.strategy != MCIO_STRATEGY_AUTO || !p->chose || !fh->chosen[w].valid ||
+        fh->cost_source == MCIO_COST_PINNED)
+        return;
+    if (mcio_cost_observe(&fh->cost, op, &p->choice.best, p->choice.best.seconds,
+                          (double)total_ns * 1e-9)) {
+        fh->chosen[w].stale = 1;
+        fh->cost_learned = 1;
+    }
 }
 
 int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_status,
@@ -87,6 +110,8 @@ int mcio_engine_run(mcio_plan p, int write, char *base, int agreed, int local_st
                              .overlap = t.overlap,
                              .io_inline = t.io_inline};
     st = mcio_engine_agree(fh->comm, io_st, detail, times.v, MCIO_CALL_TIMES);
+    if (st == MCIO_SUCCESS)
+        check_prediction(fh, p, write, times.total);
     if (fh->stats_on && st == MCIO_SUCCESS) {
         mcio_stats_gather_aggregator_bytes(fh, p);
         mcio_stats_gather_metadata(fh, p);

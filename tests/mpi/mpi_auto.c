@@ -81,9 +81,10 @@ static void check_choice(mcio_file fh, const scenario *s, int op, int64_t bytes,
     CHECKF(strncmp(st.choice, want, strlen(want)) == 0, "%s: chose '%s', expected %s", s->name,
            st.choice, want);
     CHECKF(st.predicted > 0, "predicted %g", st.predicted);
-    /* One node, n ranks: the runner-up is never faster, unless the best fits where it does
-     * not (the memory scenario). */
-    CHECKF(st.runner_up[0] && (st.runner_up_predicted >= st.predicted || s->node_memory),
+    /* One node, n ranks: the runner-up is never faster by more than the figures' spread (one
+     * probe's, pinned: 0.1; within it the model's order settles the choice, mcio_decide),
+     * unless the best fits where it does not (the memory scenario). */
+    CHECKF(st.runner_up[0] && (st.runner_up_predicted * 1.1 >= st.predicted || s->node_memory),
            "runner-up '%s' %g against %g", st.runner_up, st.runner_up_predicted, st.predicted);
     if (!strcmp(st.choice, "independent")) {
         CHECKF(st.aggregators == n && st.max_buffer_bytes == 0 && st.rounds == 0,

@@ -891,8 +891,9 @@ TEST(CostCache, RejectsMalformedOrIncompleteText)
                 s += good.substr(from, at + 1 - from);
             else
                 dropped = good.substr(from, at + 1 - from);
-        if (dropped.rfind("probes ", 0) == 0 || dropped.rfind("load ", 0) == 0)
-            continue; /* optional, below */
+        if (dropped.rfind("probes ", 0) == 0 || dropped.rfind("load ", 0) == 0 ||
+            dropped.rfind("format ", 0) == 0)
+            continue; /* optional, below (format: text without it is format 1) */
         char why[128] = "";
         EXPECT_EQ(mcio_cost_parse(s.c_str(), &u, &date, why, sizeof why), -1)
             << "without line " << drop;
@@ -927,87 +928,132 @@ TEST(CostCache, RejectsMalformedOrIncompleteText)
     EXPECT_EQ(mcio_cost_parse((good + "future_key 3\n").c_str(), &u, &date, nullptr, 0), 0);
 }
 
-TEST(CostCache, KeepsEachFiguresBestProbe)
+/* probed merged into the cache t (in place): what a later open reads. */
+void merge_into(mcio_cost_table &t, mcio_cost_table probed)
 {
-    /* A quiet probe cached, then one under load: writes 30 times dearer, reads a little
-     * cheaper, the collective 3 times dearer. The cache keeps the lower of each figure. */
-    mcio_cost_table quiet = table(2e-6, 2.4e-10, 3e-10, 8e-6);
-    quiet.conc = 4, quiet.probes = 2, quiet.load = 0.5;
-    mcio_cost_table loaded = quiet;
-    loaded.probes = 1, loaded.load = 9.5;
-    loaded.byte[0][0] = 30 * quiet.byte[0][0];
-    loaded.byte[0][1] = 30 * quiet.byte[0][1];
-    loaded.byte[1][0] = 0.8 * quiet.byte[1][0];
-    loaded.coll = 3 * quiet.coll;
-    loaded.msg = 1.5 * quiet.msg; /* dearer, but not twice */
-    mcio_cost_table best;
-    EXPECT_EQ(mcio_cost_keep_best(&quiet, &loaded, &best), 3);
-    EXPECT_EQ(best.byte[0][0], quiet.byte[0][0]);
-    EXPECT_EQ(best.byte[0][1], quiet.byte[0][1]);
-    EXPECT_EQ(best.byte[1][0], loaded.byte[1][0]);
-    EXPECT_EQ(best.coll, quiet.coll);
-    EXPECT_EQ(best.msg, quiet.msg);
-    EXPECT_EQ(best.probes, 3);
-    EXPECT_EQ(best.load, 9.5);
-    /* The other way round: the quiet probe improves on a loaded cache, and says nothing. */
-    loaded.probes = 1;
-    EXPECT_EQ(mcio_cost_keep_best(&loaded, &quiet, &best), 0);
-    EXPECT_EQ(best.byte[0][0], quiet.byte[0][0]);
-    EXPECT_EQ(best.byte[1][0], loaded.byte[1][0]);
-    EXPECT_EQ(best.probes, 2);
-    /* Another number of ranks per node: the file system's figures are the probe's (their
-     * ratio is one probe's), the others still each the lower. */
-    mcio_cost_table other = loaded;
-    other.conc = 8;
-    EXPECT_EQ(mcio_cost_keep_best(&quiet, &other, &best), 2); /* byte_1 and coll */
-    EXPECT_EQ(best.conc, 8);
-    EXPECT_EQ(best.byte[0][1], other.byte[0][1]);
-    EXPECT_EQ(best.byte[0][0], other.byte[0][0]);
-    EXPECT_EQ(best.coll, quiet.coll);
-    /* In place, and through the cache's text: what is kept is what a later job reads. */
-    mcio_cost_table t = quiet;
-    mcio_cost_keep_best(&loaded, &t, &t);
-    char buf[1024];
-    mcio_cost_format(&t, 7, buf, sizeof buf);
+    probed.kept = 0;
+    mcio_cost_merge(&t, &probed, &t);
+}
+
+TEST(CostCache, KeepsTheMedianOfTheLastFiveProbes)
+{
+    /* The message latency of six probes: 1, 2, 100 (a loaded host), 3, 4 and 5 us. The cache
+     * stands for their median over the last five: 100 moves it by one place, not to 100. */
+    mcio_cost_table t = table(2e-6, 2.4e-10, 3e-10, 1e-6);
+    t.probes = 1;
+    mcio_cost_history_start(&t);
+    EXPECT_EQ(t.kept, 1);
+    EXPECT_NEAR(t.spread[MCIO_COST_WRITE], 0.10, 1e-12); /* one probe: its noise unknown */
+    const double lat[] = {2e-6, 100e-6, 3e-6, 4e-6, 5e-6};
+    const double median[] = {1e-6, 2e-6, 2e-6, 3e-6, 4e-6}; /* after each (lower middle) */
+    for (int i = 0; i < 5; i++) {
+        mcio_cost_table p = table(2e-6, 2.4e-10, 3e-10, lat[i]);
+        p.load = i;
+        merge_into(t, p);
+        EXPECT_EQ(t.msg, median[i]) << i;
+        EXPECT_EQ(t.kept, i < 4 ? i + 2 : 5) << i;
+        EXPECT_EQ(t.probes, i + 2) << i;
+        EXPECT_EQ(t.load, i) << i;
+    }
+    /* The sixth probe dropped the first (1 us): 2, 100, 3, 4, 5. */
+    EXPECT_EQ(t.hist[0][10], 2e-6);
+    /* The file system's figures agree; the messages' spread is the table's: half the range of
+     * a 1 MiB message's time over its median (4 us + 1 MiB at 1e-10 s a byte). */
+    double mib = 4e-6 + (1 << 20) * 1e-10;
+    EXPECT_NEAR(t.spread[MCIO_COST_WRITE], (100e-6 - 2e-6) / (2 * mib), 1e-9);
+    EXPECT_NEAR(t.spread[MCIO_COST_READ], (100e-6 - 2e-6) / (2 * mib), 1e-9);
+    /* Probes that agree: the least spread, 0.05. */
+    for (int i = 0; i < 5; i++)
+        merge_into(t, table(2e-6, 2.4e-10, 3e-10, 4e-6));
+    EXPECT_EQ(t.spread[MCIO_COST_WRITE], 0.05);
+    /* Through the cache's text: the same history, medians and spread. */
+    char buf[4096];
+    int n = mcio_cost_format(&t, 7, buf, sizeof buf);
+    ASSERT_LT(n, (int)sizeof buf);
+    mcio_cost_table u{};
+    int64_t date;
+    char why[128] = "";
+    ASSERT_EQ(mcio_cost_parse(buf, &u, &date, why, sizeof why), 0) << why;
+    EXPECT_EQ(u.kept, 5);
+    EXPECT_NEAR(u.msg, t.msg, 1e-12);
+    EXPECT_NEAR(u.spread[MCIO_COST_WRITE], t.spread[MCIO_COST_WRITE], 1e-6);
+    for (int k = 0; k < 5; k++)
+        EXPECT_NEAR(u.hist[k][10], t.hist[k][10], 1e-12) << k;
+}
+
+TEST(CostCache, KeepsAnOperationsFileSystemFiguresFromItsMedianProbe)
+{
+    /* GlusterFS's reads on this host: one probe measured 8 concurrent readers 6.3 times dearer
+     * per byte than one; another found one reader quicker (a quiet moment) and the concurrent
+     * ones dearer (13.5 times one). Figure by figure the medians would mix them into a ratio
+     * no probe measured: an operation's four figures (and a write's sync) are its median
+     * probe's, by what they price a 1 MiB call at. */
+    mcio_cost_table a = table(4.5e-4, 6e-9, 3.76e-8, 8e-6), b = a, c = a;
+    b.byte[1][0] = 3.7e-9, b.byte[1][1] = 5e-8;  /* reads: the dearest of the three */
+    c.byte[1][0] = 5e-9, c.byte[1][1] = 1e-8;    /* reads: the cheapest */
+    b.byte[0][0] = 0.5 * a.byte[0][0];           /* writes: b the cheapest, a the median */
+    c.byte[0][1] = 2 * a.byte[0][1];
+    mcio_cost_table t = a;
+    mcio_cost_history_start(&t);
+    merge_into(t, b);
+    merge_into(t, c);
+    for (int k = 0; k < 2; k++) {
+        EXPECT_EQ(t.byte[MCIO_COST_READ][k], a.byte[MCIO_COST_READ][k]) << k;
+        EXPECT_EQ(t.byte[MCIO_COST_WRITE][k], a.byte[MCIO_COST_WRITE][k]) << k;
+    }
+    /* Another conc (another layout): the history starts again with the probe. */
+    mcio_cost_table other = b;
+    other.conc = 4;
+    EXPECT_EQ(mcio_cost_merge(&t, &other, &t), 0);
+    EXPECT_EQ(t.kept, 1);
+    EXPECT_EQ(t.conc, 4);
+    EXPECT_EQ(t.byte[1][1], b.byte[1][1]);
+}
+
+TEST(CostCache, CountsFiguresTwiceTheCaches)
+{
+    mcio_cost_table quiet = table(2e-6, 2.4e-10, 3e-10, 8e-6), loaded = quiet, out;
+    mcio_cost_history_start(&quiet);
+    loaded.byte[0][0] *= 30, loaded.byte[0][1] *= 30, loaded.coll *= 3;
+    loaded.msg *= 1.5; /* dearer, but not twice */
+    EXPECT_EQ(mcio_cost_merge(&quiet, &loaded, &out), 3);
+    EXPECT_EQ(mcio_cost_merge(&out, &quiet, &out), 0);
+}
+
+TEST(CostCache, OlderTextReadsAsOneProbeAndCorrectionsRoundTrip)
+{
+    mcio_cost_table t = table(2e-6, 2.4e-10, 3e-10, 8e-6);
+    char buf[4096];
+    mcio_cost_format(&t, 7, buf, sizeof buf); /* kept 0: no hist_ lines, as format 1 */
+    EXPECT_EQ(std::string(buf).find("hist_"), std::string::npos);
     mcio_cost_table u{};
     int64_t date;
     ASSERT_EQ(mcio_cost_parse(buf, &u, &date, nullptr, 0), 0);
-    EXPECT_NEAR(u.byte[0][0], quiet.byte[0][0], 1e-16);
-    EXPECT_NEAR(u.byte[1][0], loaded.byte[1][0], 1e-16);
-    EXPECT_EQ(u.probes, 2);
-    EXPECT_NEAR(u.load, 0.5, 1e-9);
-}
-
-TEST(CostCache, KeepsAnOperationsFileSystemFiguresFromOneProbe)
-{
-    /* GlusterFS's reads on this host: the cache's probe measured 8 concurrent readers 6.3
-     * times dearer per byte than one; a later probe found one reader quicker (a quiet moment)
-     * and the concurrent ones dearer (13.5 times one). Figure by figure the cache would hold
-     * 3.7e-9 beside 3.76e-8 (10 times): a ratio neither probe measured. The cached read
-     * figures price a 1 MiB call the lower: all four are kept. The probe's writes are cheaper
-     * overall though one figure is dearer: all four are the probe's. */
-    mcio_cost_table cached = table(4.5e-4, 6e-9, 3.76e-8, 8e-6), probed = cached;
-    cached.call[0][1] = cached.call[1][1] = 4e-3;
-    probed.byte[1][0] = 3.7e-9, probed.byte[1][1] = 5e-8, probed.call[1][1] = 2e-3;
-    probed.byte[0][0] = 1.2 * cached.byte[0][0], probed.byte[0][1] = 0.5 * cached.byte[0][1];
-    probed.msg = 0.5 * cached.msg;
-    mcio_cost_table best;
-    mcio_cost_keep_best(&cached, &probed, &best);
-    for (int c = 0; c < 2; c++) {
-        EXPECT_EQ(best.byte[1][c], cached.byte[1][c]) << c;
-        EXPECT_EQ(best.call[1][c], cached.call[1][c]) << c;
-        EXPECT_EQ(best.byte[0][c], probed.byte[0][c]) << c;
-        EXPECT_EQ(best.call[0][c], probed.call[0][c]) << c;
-    }
-    EXPECT_EQ(best.msg, probed.msg); /* the network's figures: each its lower */
-    EXPECT_EQ(best.coll, cached.coll);
-    /* Another conc (another layout): the file system's figures are the probe's. */
-    probed.conc = 4;
-    probed.byte[0][0] = 2 * cached.byte[0][0];
-    mcio_cost_keep_best(&cached, &probed, &best);
-    for (int op = 0; op < 2; op++)
-        for (int c = 0; c < 2; c++)
-            EXPECT_EQ(best.byte[op][c], probed.byte[op][c]) << op << c;
+    EXPECT_EQ(u.kept, 1);
+    EXPECT_EQ(u.hist[0][10], u.msg);
+    EXPECT_NEAR(u.spread[MCIO_COST_READ], 0.10, 1e-12);
+    /* Corrections are kept with the figures. */
+    mcio_cost_config agg{};
+    agg.strategy = MCIO_STRATEGY_ROMIO, agg.aggs_per_node = 2, agg.buffer = 16 << 20, agg.depth = 1;
+    ASSERT_EQ(mcio_cost_observe(&u, MCIO_COST_WRITE, &agg, 0.04, 0.07), 0);
+    ASSERT_EQ(mcio_cost_observe(&u, MCIO_COST_WRITE, &agg, 0.04, 0.068), 1);
+    mcio_cost_format(&u, 7, buf, sizeof buf);
+    mcio_cost_table v{};
+    ASSERT_EQ(mcio_cost_parse(buf, &v, &date, nullptr, 0), 0);
+    EXPECT_NEAR(mcio_cost_correction_of(&v, MCIO_COST_WRITE, &agg), 1.7, 1e-4);
+    EXPECT_EQ(mcio_cost_correction_of(&v, MCIO_COST_READ, &agg), 1.0);
+    agg.aggs_per_node = 4; /* another configuration */
+    EXPECT_EQ(mcio_cost_correction_of(&v, MCIO_COST_WRITE, &agg), 1.0);
+    /* Malformed lists: the caller probes again. */
+    std::string good(buf);
+    char why[128];
+    EXPECT_EQ(mcio_cost_parse((good + "hist_msg 1e-6 x\n").c_str(), &v, &date, why, sizeof why), -1);
+    EXPECT_EQ(mcio_cost_parse((good + "hist_msg 1e-6 2e-6\n").c_str(), &v, &date, why, sizeof why), -1)
+        << "hist_ lines of unequal counts";
+    EXPECT_EQ(mcio_cost_parse((good + "correct_read 0 0 1 1 4096 9\n").c_str(), &v, &date, why,
+                              sizeof why), -1);
+    EXPECT_EQ(mcio_cost_parse((good + "correct_read 0 0 1\n").c_str(), &v, &date, why, sizeof why), -1);
+    EXPECT_EQ(mcio_cost_parse((good + "correct_other 1 2\n").c_str(), &v, &date, why, sizeof why), 0);
 }
 
 } // namespace

@@ -222,7 +222,7 @@ static int decide(const mcio_cost_inputs *in, mcio_cost_choice *out, kept_plan *
      * faster, independent at 0.71-0.88 of the best, aggregated, in three runs) and IOR's and
      * MPI-IO-test's (1.044x: 4 aggregators per node measured 1.05-1.23x faster than
      * independent access in two runs; twenty-first pass). There no margin. */
-    double margin = io_is_cpu(in->cost) ? AGGREGATION_MARGIN_LOCAL : AGGREGATION_MARGIN_REMOTE;
+    double margin = mcio_cost_aggregation_margin(in->cost);
     if (st == MCIO_SUCCESS && ind.seconds >= 0 && ind.fits && !out->best.independent &&
         out->best.fits && ind.seconds < out->best.seconds * margin) {
         out->runner_up = out->best;
@@ -235,6 +235,11 @@ static int decide(const mcio_cost_inputs *in, mcio_cost_choice *out, kept_plan *
         }
     }
     return st;
+}
+
+double mcio_cost_aggregation_margin(const mcio_cost_table *t)
+{
+    return io_is_cpu(t) ? AGGREGATION_MARGIN_LOCAL : AGGREGATION_MARGIN_REMOTE;
 }
 
 int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out)

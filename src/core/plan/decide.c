@@ -85,11 +85,11 @@ mcio_cost_inputs mcio_decide_cost_inputs(const mcio_decide_inputs *in)
 }
 
 /* prev's choice, planned again for this call (out->chose 2); 0 when there is none for these
- * inputs, or it no longer fits the nodes' memory (nothing is kept then). */
+ * inputs, it is stale, or it no longer fits the nodes' memory (nothing is kept then). */
 static int chosen_again(const mcio_cost_inputs *ci, const mcio_chosen *prev, uint64_t key,
                         mcio_decision *out)
 {
-    if (!prev || !prev->valid || prev->key != key)
+    if (!prev || !prev->valid || prev->stale || prev->key != key)
         return 0;
     out->choice = prev->choice;
     int st = mcio_cost_replan(ci, &out->choice.best, &out->fd, &out->slots);
@@ -101,6 +101,74 @@ static int chosen_again(const mcio_cost_inputs *ci, const mcio_chosen *prev, uin
     return 0;
 }
 
+static int same_config(const mcio_cost_config *a, const mcio_cost_config *b)
+{
+    if (a->independent || b->independent)
+        return a->independent == b->independent;
+    return a->strategy == b->strategy && a->aggs_per_node == b->aggs_per_node &&
+           a->depth == b->depth && a->buffer == b->buffer;
+}
+
+/* A candidate's time as the choice compares them: corrected, and independent access's divided
+ * by the margin aggregation must win by (mcio_cost_decide's rule). */
+static double compared(const mcio_cost_table *t, int op, const mcio_cost_config *c, double margin)
+{
+    double s = c->seconds * mcio_cost_correction_of(t, op, c);
+    return c->independent ? s / margin : s;
+}
+
+/* The candidate the choice settles on among seen[0..n-1] (see mcio_decide), or -1 where none
+ * fits (the model's least-memory choice stands). */
+static int settled(const mcio_cost_inputs *ci, const mcio_chosen *prev, uint64_t key,
+                   const mcio_cost_config *seen, int n)
+{
+    int op = ci->write ? MCIO_COST_WRITE : MCIO_COST_READ, fastest = -1, pick = -1;
+    double margin = mcio_cost_aggregation_margin(ci->cost), low = 0;
+    for (int i = 0; i < n; i++) {
+        double v = compared(ci->cost, op, &seen[i], margin);
+        if (seen[i].fits && seen[i].seconds >= 0 && (fastest < 0 || v < low))
+            fastest = i, low = v;
+    }
+    if (fastest < 0)
+        return -1;
+    double within = low * (1 + ci->cost->spread[op]);
+    int again = prev && prev->valid && prev->key == key;
+    for (int i = 0; again && pick < 0 && i < n; i++)
+        if (seen[i].fits && seen[i].seconds >= 0 && same_config(&seen[i], &prev->choice.best) &&
+            compared(ci->cost, op, &seen[i], margin) <= within)
+            pick = i;
+    for (int i = 0; pick < 0 && i < n; i++)
+        if (seen[i].fits && seen[i].seconds >= 0 && compared(ci->cost, op, &seen[i], margin) <= within)
+            pick = i;
+    return pick;
+}
+
+/* The cost model's candidates, the choice settled among them (settled) and its plan. */
+static int decide_settled(const mcio_cost_inputs *ci, const mcio_chosen *prev, uint64_t key,
+                          mcio_decision *out)
+{
+    enum { SEEN_MOST = 256 }; /* the candidates are fewer (1 + 3 x 2 x 3 x the table's rows) */
+    mcio_cost_config *seen = malloc(SEEN_MOST * sizeof *seen);
+    if (!seen)
+        return MCIO_ERR_NOMEM;
+    mcio_cost_choice *ch = &out->choice;
+    int st = mcio_cost_decide_seen(ci, ch, seen, SEEN_MOST);
+    int pick = st == MCIO_SUCCESS && ch->candidates <= SEEN_MOST
+                   ? settled(ci, prev, key, seen, ch->candidates)
+                   : -1;
+    int op = ci->write ? MCIO_COST_WRITE : MCIO_COST_READ;
+    if (pick >= 0 && !same_config(&seen[pick], &ch->best)) {
+        ch->runner_up = ch->best;
+        ch->best = seen[pick];
+        ch->margin = 0;
+    }
+    ch->best.seconds *= mcio_cost_correction_of(ci->cost, op, &ch->best);
+    free(seen);
+    if (st == MCIO_SUCCESS)
+        st = mcio_cost_replan(ci, &ch->best, &out->fd, &out->slots);
+    return st;
+}
+
 /* Strategy auto: the cost model's choice and the plan it names (already subdivided for a
  * pipeline: the plan its prediction walked). */
 static int decide_auto(const mcio_decide_inputs *in, const mcio_chosen *prev, mcio_decision *out)
@@ -109,11 +177,12 @@ static int decide_auto(const mcio_decide_inputs *in, const mcio_chosen *prev, mc
     uint64_t key = mcio_decide_key(in->topo, in->sum);
     out->chose = chosen_again(&ci, prev, key, out) ? 2 : 1;
     if (out->chose == 1) {
-        int st = mcio_cost_decide_plan(&ci, &out->choice, &out->fd, &out->slots);
+        int st = decide_settled(&ci, prev, key, out);
         out->memo.valid = st == MCIO_SUCCESS;
         if (st != MCIO_SUCCESS)
             return st;
         out->memo.key = key;
+        out->memo.stale = 0;
         out->memo.choice = out->choice;
     }
     const mcio_cost_config *c = &out->choice.best;

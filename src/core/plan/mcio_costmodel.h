@@ -18,6 +18,20 @@ extern "C" {
 
 enum { MCIO_COST_WRITE = 0, MCIO_COST_READ = 1 };
 
+/* The cache's figures (the keys of mcio_cost_format: call, byte and sync of the file system,
+ * msg, msg_byte, coll, copy_byte, copy_cold), the probes kept of each, and the corrections kept
+ * per operation (issue 48). */
+enum { MCIO_COST_FIGURES = 15, MCIO_COST_HISTORY = 5, MCIO_COST_CORRECTIONS = 8 };
+
+/* What calls of one configuration measured against their prediction (the engine's online
+ * check, mcio_cost_observe): later predictions of the configuration are multiplied by factor. */
+typedef struct mcio_cost_correction {
+    int independent, strategy, aggs_per_node, depth; /* the configuration (mcio_cost_config) */
+    int64_t buffer;
+    double factor;  /* measured over predicted, within [1/4, 4] */
+    double pending; /* a first far call's ratio to its prediction, awaiting a second; 0: none */
+} mcio_cost_correction;
+
 /* The machine's costs, in seconds: measured by the calibration probe (mcio_calibrate.c) or
  * the defaults of the file system's kind (mcio_cost_defaults). */
 typedef struct mcio_cost_table {
@@ -59,9 +73,21 @@ typedef struct mcio_cost_table {
     int remote;        /* file access waits on the network (mcio_fsinfo.remote): not the
                           node's CPU work. Set at open, not cached */
     int calibrated;    /* 1: measured on this file system; 0: the defaults of its kind */
-    int probes;        /* probes whose best figures the table keeps (mcio_cost_keep_best); 1
-                          from mcio_cost_parse when the text does not say */
+    int probes;        /* probes merged into the table over its life (mcio_cost_merge); 1 from
+                          mcio_cost_parse when the text does not say */
     double load;       /* the host's load average per core at the latest probe; -1: unknown */
+    /* Issue 48: the last probes' figures (hist[0] the oldest; kept of them, 0 for a table that
+     * no probe made), of which the figures above are the medians (mcio_cost_merge), and the
+     * spread of what they price, per operation: half their range over their median, within
+     * [0.05, 0.5] (0.1 from one probe). Predictions that differ by less are the same to the
+     * choice (mcio_decide). */
+    int kept;
+    double hist[MCIO_COST_HISTORY][MCIO_COST_FIGURES];
+    double spread[2];
+    /* Per operation, the configurations the engine measured far from their prediction. Kept
+     * with the calibration (a cache's "correct_" lines), not measured by its probe. */
+    int ncorr[2];
+    mcio_cost_correction corr[2][MCIO_COST_CORRECTIONS];
 } mcio_cost_table;
 
 /* The defaults when nothing was measured: remote = 0 for a file system that lives in the
@@ -152,6 +178,10 @@ int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_f
  */
 int mcio_cost_decide(const mcio_cost_inputs *in, mcio_cost_choice *out);
 
+/* How much faster than independent access an aggregated candidate must be predicted to be
+ * taken under table t (mcio_cost_decide; 1: no margin). Pure. */
+double mcio_cost_aggregation_margin(const mcio_cost_table *t);
+
 /*
  * As mcio_cost_decide, and every candidate it predicted, in the order tried, in seen[0..n-1]
  * (n = the smaller of out->candidates and cap): what mcio-plan --candidates prints.
@@ -189,23 +219,46 @@ void mcio_cost_config_name(const mcio_cost_config *c, char *buf, size_t len);
  * snprintf wants (as snprintf). */
 int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t len);
 
-/* The calibration cache keeps the best of its probes: a probe can only be disturbed into
- * slower figures (a loaded host, another job's I/O), never into faster ones. The network's and
- * the machine's figures are kept figure by figure (the lower of cached and probed); an
- * operation's file-system figures (call and byte, alone and concurrent; a write's sync)
- * together, from the probe whose figures price a 1 MiB call alone plus one among conc the
- * lower: their ratio decides independent against aggregated, and only one probe's figures
- * hold it (where conc differs, they are all the probe's: another layout).
- * probes = cached's + 1, load = the probe's. Returns how many figures the probe measured more
- * than twice as dear as the cache: 0 when the probe agrees or improves. out may alias either
- * table. */
-int mcio_cost_keep_best(const mcio_cost_table *cached, const mcio_cost_table *probed,
-                        mcio_cost_table *out);
+/* The calibration cache keeps the last MCIO_COST_HISTORY probes of every figure and stands
+ * for their medians (issue 48): a probe can be disturbed into slower figures (a loaded host,
+ * another job's I/O) and, more rarely, into faster ones; a median of five moves little with
+ * one probe, where the best of all probes (before issue 48) or the latest one moved with every
+ * lucky probe and flipped the choices of later jobs. The network's and the machine's figures
+ * are medians figure by figure; an operation's file-system figures (call and byte, alone and
+ * concurrent; a write's sync) are one probe's, the probe whose figures price a 1 MiB call alone
+ * plus one among conc the median: their ratio decides independent against aggregated, and
+ * only one probe's figures hold it. Where conc differs (another layout), the history restarts
+ * with the probe. probes = cached's + 1, load = the probe's, spread from the kept probes, the
+ * corrections the cached table's. Returns how many figures the probe measured more than twice
+ * as dear as the cache: 0 when the probe agrees or improves. out may alias either table. */
+int mcio_cost_merge(const mcio_cost_table *cached, const mcio_cost_table *probed,
+                    mcio_cost_table *out);
+
+/* A table of one probe: its figures as its history (kept 1) and the spread of one probe
+ * (the probe's own table, or a table parsed from an older cache's text). */
+void mcio_cost_history_start(mcio_cost_table *t);
+
+/* The correction of configuration c for operation op (MCIO_COST_WRITE / READ) in t: the factor
+ * its predictions are multiplied by, 1 when none. Pure. */
+double mcio_cost_correction_of(const mcio_cost_table *t, int op, const mcio_cost_config *c);
+
+/*
+ * The online check (issue 48): a call of configuration c, predicted (with c's correction) at
+ * predicted seconds, measured at measured (the slowest rank's). A call measured more than 1.5x
+ * from its prediction either way, twice in a row, corrects c's factor by the lesser of the two
+ * ratios and returns 1: the operation's calls then decide again. Calls predicted under 1 ms are
+ * not checked (their fixed costs, which the model does not price, dominate). Pure; t updated.
+ */
+int mcio_cost_observe(mcio_cost_table *t, int op, const mcio_cost_config *c, double predicted,
+                      double measured);
 
 /* Parse text written by mcio_cost_format. Unknown keys are ignored, every known key must be
  * present with a finite non-negative value (conc >= 2); "overlap" (0 to 1) is optional, and
  * -1 when absent; "piece" (else the defaults'), "probes" (>= 1, else 1) and "load" (else -1)
- * are optional. Returns 0 and fills *t (calibrated = 1) and *date, or -1 for malformed or
+ * are optional. Format 2 (issue 48) adds "hist_<key>" lines (the kept probes' figures, oldest
+ * first, all of one count) and "correct_write" / "correct_read" lines (independent, strategy,
+ * aggregators per node, depth, buffer, factor); text without them (format 1) reads as one
+ * probe's (mcio_cost_history_start). Returns 0 and fills *t (calibrated = 1) and *date, or -1 for malformed or
  * incomplete text (the caller calibrates again), with what is wrong in why (len bytes; may be
  * NULL): the line and key at fault, or the first key missing (a cache written by an older
  * mcio lacks the newer keys). */

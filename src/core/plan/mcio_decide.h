@@ -45,6 +45,9 @@ typedef struct mcio_decide_inputs {
  * candidate: 0.1-1 ms at 8 ranks, seconds at 100,000). */
 typedef struct mcio_chosen {
     int valid;
+    int stale; /* the engine's online check found a call far from the choice's prediction
+                  (mcio_cost_observe): the next call with the key decides again, with this
+                  choice as the previous one (issue 48) */
     uint64_t key;
     mcio_cost_choice choice;
 } mcio_chosen;
@@ -68,7 +71,15 @@ typedef struct mcio_decision {
 
 /*
  * Decide one call's plan: with strategy auto, the cost model's choice (or prev's, when the
- * inputs are those prev was made from and it still fits the nodes' memory) and its plan;
+ * inputs are those prev was made from, it is not stale and it still fits the nodes' memory) and
+ * its plan. The choice is settled among the candidates whose predictions (each multiplied by
+ * its correction, mcio_cost_correction_of; independent access's divided by the aggregation
+ * margin, mcio_cost_aggregation_margin) lie within the table's spread of the fastest's
+ * (cost->spread, the figures' noise over the probes: issue 48): prev's configuration when it
+ * is one of them and prev was made from the same inputs, else the first of them in the model's
+ * order of candidates (mcio_cost_decide: independent access, then fewer aggregators per node,
+ * the hints' buffer, shallower pipelines), so that figures that move within their noise do
+ * not move the choice, and a choice moves only for a candidate faster by more than the spread;
  * otherwise the hints' strategy, or each rank's own access with romio_cb_* disable. A pipeline
  * (depth > 1) comes subdivided. prev: the operation's last choice, or NULL. Pure: the same
  * inputs give the same decision on every rank. 0 or an MCIO_ERR_* code; out holds what it
