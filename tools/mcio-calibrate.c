@@ -20,8 +20,8 @@ static const char usage[] =
     "and reads, one rank and all the ranks of a node at once; a message, a collective, a copy)\n"
     "on the file system of DIR (default: the current directory), caches them as mcio does on\n"
     "first use ($XDG_CACHE_HOME/mcio or ~/.cache/mcio), and prints them. The cache keeps\n"
-    "each figure's best (lowest) of its probes and this one: a probe on a loaded host does\n"
-    "not replace better figures (it says so).\n"
+    "the last five probes of each figure and stands for their medians: a probe on a loaded\n"
+    "host moves them little (it says so).\n"
     "  --json     print JSON\n"
     "  --cached   print the cached figures without measuring (measure only if none)\n"
     "  --replace  this probe's figures replace the cache's (the file system changed)\n";
@@ -95,7 +95,7 @@ int main(int argc, char **argv)
         if (kept > 0)
             fprintf(stderr,
                     "mcio-calibrate: %d figures of this probe were more than twice the cached "
-                    "ones, which the cache keeps (the best of its probes per figure; a loaded "
+                    "ones (the cache stands for the medians of its last probes; a loaded "
                     "host?); --replace stores this probe as it is\n",
                     kept);
         if (json)

@@ -55,8 +55,8 @@ static void check_prediction(mcio_file fh, const struct mcio_plan_s *p, int writ
     if (fh->hints.strategy != MCIO_STRATEGY_AUTO || !p->chose || !fh->chosen[w].valid ||
         fh->cost_source == MCIO_COST_PINNED)
         return;
-    if (mcio_cost_observe(&fh->cost, op, &p->choice.best, p->choice.best.seconds,
-                          (double)total_ns * 1e-9)) {
+    if (mcio_cost_observe(&fh->cost, op, fh->chosen[w].shape, &p->choice.best,
+                          p->choice.best.seconds, (double)total_ns * 1e-9)) {
         fh->chosen[w].stale = 1;
         fh->cost_learned = 1;
     }

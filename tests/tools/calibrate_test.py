@@ -95,11 +95,13 @@ def check_medians(t):
         h = {k: history(t, k) for k in keys}
         ref = [h[keys[0]][i] + h[keys[1]][i] + 2**20 * (h[keys[2]][i] + h[keys[3]][i]) +
                sum(h[k][i] for k in keys[4:]) for i in range(4)]
-        mid = sorted(range(4), key=lambda i: (ref[i], i))[1]
-        for k in keys:
-            if abs(t[k] - h[k][mid]) > 1e-6 * max(t[k], 1e-30):
-                fail("the cache holds %s = %g, not its median probe's %g (%s)" % (
-                    k, t[k], h[k][mid], h[k]))
+        mid = sorted(ref)[1]
+        # the probes priced at the median (to the text's 7 digits, which may reorder close ones)
+        near = [i for i in range(4) if abs(ref[i] - mid) <= 1e-5 * mid]
+        same = lambda i: all(abs(t[k] - h[k][i]) <= 1e-6 * max(t[k], 1e-30) for k in keys)  # noqa: E731
+        if not any(same(i) for i in near):
+            fail("the cache holds %s, not its median probe's of %s" % (
+                [t[k] for k in keys], {k: h[k] for k in keys}))
 
 
 def main():

@@ -1035,22 +1035,23 @@ TEST(CostCache, OlderTextReadsAsOneProbeAndCorrectionsRoundTrip)
     /* Corrections are kept with the figures. */
     mcio_cost_config agg{};
     agg.strategy = MCIO_STRATEGY_ROMIO, agg.aggs_per_node = 2, agg.buffer = 16 << 20, agg.depth = 1;
-    ASSERT_EQ(mcio_cost_observe(&u, MCIO_COST_WRITE, &agg, 0.04, 0.07), 0);
-    ASSERT_EQ(mcio_cost_observe(&u, MCIO_COST_WRITE, &agg, 0.04, 0.068), 1);
+    ASSERT_EQ(mcio_cost_observe(&u, MCIO_COST_WRITE, 0xfeed, &agg, 0.04, 0.07), 0);
+    ASSERT_EQ(mcio_cost_observe(&u, MCIO_COST_WRITE, 0xfeed, &agg, 0.04, 0.068), 1);
     mcio_cost_format(&u, 7, buf, sizeof buf);
     mcio_cost_table v{};
     ASSERT_EQ(mcio_cost_parse(buf, &v, &date, nullptr, 0), 0);
-    EXPECT_NEAR(mcio_cost_correction_of(&v, MCIO_COST_WRITE, &agg), 1.7, 1e-4);
-    EXPECT_EQ(mcio_cost_correction_of(&v, MCIO_COST_READ, &agg), 1.0);
+    EXPECT_NEAR(mcio_cost_correction_of(&v, MCIO_COST_WRITE, 0xfeed, &agg), 1.7, 1e-4);
+    EXPECT_EQ(mcio_cost_correction_of(&v, MCIO_COST_READ, 0xfeed, &agg), 1.0);
+    EXPECT_EQ(mcio_cost_correction_of(&v, MCIO_COST_WRITE, 0xbeef, &agg), 1.0); /* another shape */
     agg.aggs_per_node = 4; /* another configuration */
-    EXPECT_EQ(mcio_cost_correction_of(&v, MCIO_COST_WRITE, &agg), 1.0);
+    EXPECT_EQ(mcio_cost_correction_of(&v, MCIO_COST_WRITE, 0xfeed, &agg), 1.0);
     /* Malformed lists: the caller probes again. */
     std::string good(buf);
     char why[128];
     EXPECT_EQ(mcio_cost_parse((good + "hist_msg 1e-6 x\n").c_str(), &v, &date, why, sizeof why), -1);
     EXPECT_EQ(mcio_cost_parse((good + "hist_msg 1e-6 2e-6\n").c_str(), &v, &date, why, sizeof why), -1)
         << "hist_ lines of unequal counts";
-    EXPECT_EQ(mcio_cost_parse((good + "correct_read 0 0 1 1 4096 9\n").c_str(), &v, &date, why,
+    EXPECT_EQ(mcio_cost_parse((good + "correct_read 1f 0 0 1 1 4096 9\n").c_str(), &v, &date, why,
                               sizeof why), -1);
     EXPECT_EQ(mcio_cost_parse((good + "correct_read 0 0 1\n").c_str(), &v, &date, why, sizeof why), -1);
     EXPECT_EQ(mcio_cost_parse((good + "correct_other 1 2\n").c_str(), &v, &date, why, sizeof why), 0);

@@ -67,10 +67,15 @@ bool same(const mcio_cost_config &a, const mcio_cost_config &b)
            a.depth == b.depth && a.buffer == b.buffer;
 }
 
+uint64_t shape(const Job &j)
+{
+    return mcio_decide_shape(&j.topo, j.sum.data());
+}
+
 /* The time the choice compares c at: its correction, and independent access's margin. */
 double compared(const Job &j, const mcio_cost_config &c)
 {
-    double s = c.seconds * mcio_cost_correction_of(&j.cost, MCIO_COST_WRITE, &c);
+    double s = c.seconds * mcio_cost_correction_of(&j.cost, MCIO_COST_WRITE, shape(j), &c);
     return c.independent ? s / mcio_cost_aggregation_margin(&j.cost) : s;
 }
 
@@ -85,13 +90,14 @@ std::vector<mcio_cost_config> candidates(const Job &j)
     return seen;
 }
 
-/* A correction entry of configuration c with factor f (op write). */
-void correct(mcio_cost_table &t, const mcio_cost_config &c, double f)
+/* A correction entry of configuration c with factor f (op write) for j's shape. */
+void correct(Job &j, const mcio_cost_config &c, double f)
 {
     mcio_cost_correction k{};
+    k.shape = shape(j);
     k.independent = c.independent, k.strategy = c.strategy, k.aggs_per_node = c.aggs_per_node;
     k.depth = c.depth, k.buffer = c.buffer, k.factor = f;
-    t.corr[MCIO_COST_WRITE][t.ncorr[MCIO_COST_WRITE]++] = k;
+    j.cost.corr[MCIO_COST_WRITE][j.cost.ncorr[MCIO_COST_WRITE]++] = k;
 }
 
 /* The choice and the fitting candidate nearest it (by compared time, above it). */
@@ -119,7 +125,7 @@ TEST(DecideStable, NoiseWithinTheSpreadKeepsThePreviousChoice)
     ASSERT_GT(p.ratio, 0);
     /* The chosen one made 5 % slower than the next (the spread is 10 %): decided again with
      * the previous choice for these inputs, the choice stays. */
-    correct(j.cost, p.chosen, p.ratio * 1.05);
+    correct(j, p.chosen, p.ratio * 1.05);
     mcio_chosen prev = first.d.memo;
     prev.stale = 1;
     Decision again;
@@ -129,7 +135,7 @@ TEST(DecideStable, NoiseWithinTheSpreadKeepsThePreviousChoice)
     EXPECT_EQ(again.d.memo.stale, 0);
     /* 20 % slower: beyond the spread, the choice moves to a faster candidate. */
     j.cost.ncorr[MCIO_COST_WRITE] = 0;
-    correct(j.cost, p.chosen, p.ratio * 1.2);
+    correct(j, p.chosen, p.ratio * 1.2);
     Decision moved;
     ASSERT_EQ(mcio_decide(&j.in, &prev, &moved.d), MCIO_SUCCESS);
     EXPECT_FALSE(same(moved.d.choice.best, p.chosen));
@@ -177,10 +183,10 @@ TEST(DecideStable, ACandidateMeasuredTwiceAsSlowLoses)
     Pair p = first_two(j, c);
     ASSERT_LT(p.ratio * (1 + j.cost.spread[MCIO_COST_WRITE]), 2.0) << "the job's runner-up is too far";
     /* One far call changes nothing (the scheduler's); a second one corrects. */
-    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, &c, c.seconds, 2 * c.seconds), 0);
-    EXPECT_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_WRITE, &c), 1.0);
-    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, &c, c.seconds, 2.1 * c.seconds), 1);
-    EXPECT_DOUBLE_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_WRITE, &c), 2.0);
+    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &c, c.seconds, 2 * c.seconds), 0);
+    EXPECT_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_WRITE, shape(j), &c), 1.0);
+    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &c, c.seconds, 2.1 * c.seconds), 1);
+    EXPECT_DOUBLE_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_WRITE, shape(j), &c), 2.0);
     mcio_chosen prev = first.d.memo;
     prev.stale = 1;
     Decision next;
@@ -188,10 +194,11 @@ TEST(DecideStable, ACandidateMeasuredTwiceAsSlowLoses)
     EXPECT_FALSE(same(next.d.choice.best, c));
     /* Measured as now predicted: nothing more moves. */
     mcio_cost_config b = next.d.choice.best;
-    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, &b, b.seconds, 1.1 * b.seconds), 0);
-    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, &b, b.seconds, 0.9 * b.seconds), 0);
-    /* Reads keep their own corrections. */
-    EXPECT_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_READ, &c), 1.0);
+    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &b, b.seconds, 1.1 * b.seconds), 0);
+    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &b, b.seconds, 0.9 * b.seconds), 0);
+    /* Another shape and reads keep their own corrections. */
+    EXPECT_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_WRITE, shape(j) + 1, &c), 1.0);
+    EXPECT_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_READ, shape(j), &c), 1.0);
 }
 
 TEST(DecideStable, ObserveBoundsAndSkips)
@@ -200,19 +207,19 @@ TEST(DecideStable, ObserveBoundsAndSkips)
     mcio_cost_config c{};
     c.independent = 1, c.depth = 1;
     /* Short calls are not checked: their fixed costs are not priced. */
-    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, &c, 1e-4, 1e-2), 0);
-    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, &c, 1e-4, 1e-2), 0);
+    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, 7, &c, 1e-4, 1e-2), 0);
+    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, 7, &c, 1e-4, 1e-2), 0);
     EXPECT_EQ(t.ncorr[MCIO_COST_READ], 0);
     /* Far one way, then the other: no correction (pending starts again). */
-    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, &c, 0.01, 0.03), 0);
-    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, &c, 0.01, 0.003), 0);
-    EXPECT_EQ(mcio_cost_correction_of(&t, MCIO_COST_READ, &c), 1.0);
+    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, 7, &c, 0.01, 0.03), 0);
+    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, 7, &c, 0.01, 0.003), 0);
+    EXPECT_EQ(mcio_cost_correction_of(&t, MCIO_COST_READ, 7, &c), 1.0);
     /* Faster than predicted counts too, by the lesser of the two ratios; bounded at 1/4. */
-    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, &c, 0.01, 0.002), 1);
-    EXPECT_DOUBLE_EQ(mcio_cost_correction_of(&t, MCIO_COST_READ, &c), 0.3);
-    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, &c, 0.01, 0.001), 0);
-    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, &c, 0.01, 0.001), 1);
-    EXPECT_DOUBLE_EQ(mcio_cost_correction_of(&t, MCIO_COST_READ, &c), 0.25);
+    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, 7, &c, 0.01, 0.002), 1);
+    EXPECT_DOUBLE_EQ(mcio_cost_correction_of(&t, MCIO_COST_READ, 7, &c), 0.3);
+    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, 7, &c, 0.01, 0.001), 0);
+    EXPECT_EQ(mcio_cost_observe(&t, MCIO_COST_READ, 7, &c, 0.01, 0.001), 1);
+    EXPECT_DOUBLE_EQ(mcio_cost_correction_of(&t, MCIO_COST_READ, 7, &c), 0.25);
 }
 
 } // namespace

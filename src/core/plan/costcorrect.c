@@ -19,39 +19,44 @@
 #define FACTOR_MOST 4.0      /* a correction stays within [1/FACTOR_MOST, FACTOR_MOST] */
 #define OBSERVED_LEAST 1e-3  /* calls predicted shorter are not checked (seconds) */
 
-static int same_config(const mcio_cost_correction *k, const mcio_cost_config *c)
+static int same_config(const mcio_cost_correction *k, uint64_t shape, const mcio_cost_config *c)
 {
+    if (k->shape != shape)
+        return 0;
     if (k->independent || c->independent)
         return k->independent == c->independent;
     return k->strategy == c->strategy && k->aggs_per_node == c->aggs_per_node &&
            k->depth == c->depth && k->buffer == c->buffer;
 }
 
-static const mcio_cost_correction *find(const mcio_cost_table *t, int op,
+static const mcio_cost_correction *find(const mcio_cost_table *t, int op, uint64_t shape,
                                         const mcio_cost_config *c)
 {
     for (int k = 0; k < t->ncorr[op] && k < MCIO_COST_CORRECTIONS; k++)
-        if (same_config(&t->corr[op][k], c))
+        if (same_config(&t->corr[op][k], shape, c))
             return &t->corr[op][k];
     return NULL;
 }
 
-double mcio_cost_correction_of(const mcio_cost_table *t, int op, const mcio_cost_config *c)
+double mcio_cost_correction_of(const mcio_cost_table *t, int op, uint64_t shape,
+                               const mcio_cost_config *c)
 {
-    const mcio_cost_correction *k = find(t, op, c);
+    const mcio_cost_correction *k = find(t, op, shape, c);
     return k ? k->factor : 1.0;
 }
 
 /* c's entry in t, made (factor 1) where there is none; the last entry is reused when all are
  * taken. */
-static mcio_cost_correction *entry(mcio_cost_table *t, int op, const mcio_cost_config *c)
+static mcio_cost_correction *entry(mcio_cost_table *t, int op, uint64_t shape,
+                                   const mcio_cost_config *c)
 {
-    mcio_cost_correction *k = (mcio_cost_correction *)find(t, op, c);
+    mcio_cost_correction *k = (mcio_cost_correction *)find(t, op, shape, c);
     if (k)
         return k;
     int at = t->ncorr[op] < MCIO_COST_CORRECTIONS ? t->ncorr[op]++ : MCIO_COST_CORRECTIONS - 1;
     k = &t->corr[op][at];
-    *k = (mcio_cost_correction){.independent = c->independent,
+    *k = (mcio_cost_correction){.shape = shape,
+                                .independent = c->independent,
                                 .strategy = c->independent ? 0 : c->strategy,
                                 .aggs_per_node = c->independent ? 0 : c->aggs_per_node,
                                 .depth = c->independent ? 1 : c->depth,
@@ -60,19 +65,20 @@ static mcio_cost_correction *entry(mcio_cost_table *t, int op, const mcio_cost_c
     return k;
 }
 
-int mcio_cost_observe(mcio_cost_table *t, int op, const mcio_cost_config *c, double predicted,
-                      double measured)
+int mcio_cost_observe(mcio_cost_table *t, int op, uint64_t shape, const mcio_cost_config *c,
+                      double predicted, double measured)
 {
+    const mcio_cost_correction *had = find(t, op, shape, c);
+    predicted *= had ? had->factor : 1.0;
     if (!(predicted >= OBSERVED_LEAST) || !(measured > 0) || !isfinite(measured))
         return 0;
     double r = measured / predicted;
-    const mcio_cost_correction *had = find(t, op, c);
     if (r <= FAR && r >= 1 / FAR) {
         if (had && had->pending != 0)
             ((mcio_cost_correction *)had)->pending = 0;
         return 0;
     }
-    mcio_cost_correction *k = entry(t, op, c);
+    mcio_cost_correction *k = entry(t, op, shape, c);
     if (k->pending == 0 || (k->pending > 1) != (r > 1)) {
         k->pending = r; /* the first far call, or far the other way: wait for another */
         return 0;

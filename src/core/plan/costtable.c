@@ -1,7 +1,7 @@
 /*
  * The cost model's table (issue 20): the defaults of a file system's kind where nothing is
  * calibrated, and the calibration cache's text (mcio_cost_format, mcio_cost_parse) with the
- * choice of the best figures between a cached table and a new probe (mcio_cost_keep_best).
+ * medians of a cached table's last probes and a new one (mcio_cost_merge; issue 48).
  * The figures themselves are measured by src/engine/mcio_calibrate.c; what they mean is in
  * mcio_costmodel.h and at the top of costmodel.c.
  */
@@ -218,8 +218,9 @@ int mcio_cost_format(const mcio_cost_table *t, int64_t date, char *buf, size_t l
     for (int op = 0; op < 2; op++)
         for (int k = 0; k < t->ncorr[op] && k < MCIO_COST_CORRECTIONS; k++) {
             const mcio_cost_correction *c = &t->corr[op][k];
-            APPEND(n, buf, len, "correct_%s %d %d %d %d %" PRId64 " %.4f\n", op_name[op],
-                   c->independent, c->strategy, c->aggs_per_node, c->depth, c->buffer, c->factor);
+            APPEND(n, buf, len, "correct_%s %" PRIx64 " %d %d %d %d %" PRId64 " %.4f\n",
+                   op_name[op], c->shape, c->independent, c->strategy, c->aggs_per_node, c->depth,
+                   c->buffer, c->factor);
         }
     return n;
 }
@@ -277,11 +278,12 @@ static int parse_list(const char *line, int lineno, mcio_cost_table *x, int *cou
         return strncmp(key, "correct_", 8) == 0;
     mcio_cost_correction c = {0};
     int used = 0;
-    if (sscanf(rest, " %d %d %d %d %" SCNd64 " %lf%n", &c.independent, &c.strategy,
-               &c.aggs_per_node, &c.depth, &c.buffer, &c.factor, &used) != 6 ||
+    if (sscanf(rest, " %" SCNx64 " %d %d %d %d %" SCNd64 " %lf%n", &c.shape, &c.independent,
+               &c.strategy, &c.aggs_per_node, &c.depth, &c.buffer, &c.factor, &used) != 7 ||
         !blank(rest + used) || !(c.factor >= 0.25 && c.factor <= 4) || c.depth < 1)
         return bad_table(why, len, lineno,
-                         "not \"independent strategy aggregators depth buffer factor\"", key);
+                         "not \"shape independent strategy aggregators depth buffer factor\"",
+                         key);
     if (x->ncorr[op] < MCIO_COST_CORRECTIONS)
         x->corr[op][x->ncorr[op]++] = c;
     return 1;

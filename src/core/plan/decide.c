@@ -39,7 +39,7 @@ static int64_t memory_bucket(int64_t v)
  * their choice (deciding at each call cost 15 us of a 4 KiB call's 19 at one rank, and most of
  * a 20,000-byte call's 3 ms at 8 ranks on 2 cores, issue 51); the choice taken again is
  * planned for the call's exact offsets, its alignment included (chosen_again). */
-uint64_t mcio_decide_key(const mcio_topology *topo, const mcio_summary *sum)
+uint64_t mcio_decide_shape(const mcio_topology *topo, const mcio_summary *sum)
 {
     uint64_t h = 0;
     const int64_t *extents = topo->rank_extents, *calls = topo->rank_calls;
@@ -53,6 +53,12 @@ uint64_t mcio_decide_key(const mcio_topology *topo, const mcio_summary *sum)
                           sum[r].bytes);
         h = mcio_key_word(mcio_key_word(h, extents ? extents[r] : -1), calls ? calls[r] : 0);
     }
+    return h;
+}
+
+uint64_t mcio_decide_key(const mcio_topology *topo, const mcio_summary *sum)
+{
+    uint64_t h = mcio_decide_shape(topo, sum);
     for (int j = 0; topo->node_mem && j < topo->nnodes; j++)
         h = mcio_key_word(h, memory_bucket(topo->node_mem[j]));
     return h;
@@ -111,21 +117,22 @@ static int same_config(const mcio_cost_config *a, const mcio_cost_config *b)
 
 /* A candidate's time as the choice compares them: corrected, and independent access's divided
  * by the margin aggregation must win by (mcio_cost_decide's rule). */
-static double compared(const mcio_cost_table *t, int op, const mcio_cost_config *c, double margin)
+static double compared(const mcio_cost_table *t, int op, uint64_t shape, const mcio_cost_config *c,
+                       double margin)
 {
-    double s = c->seconds * mcio_cost_correction_of(t, op, c);
+    double s = c->seconds * mcio_cost_correction_of(t, op, shape, c);
     return c->independent ? s / margin : s;
 }
 
 /* The candidate the choice settles on among seen[0..n-1] (see mcio_decide), or -1 where none
  * fits (the model's least-memory choice stands). */
 static int settled(const mcio_cost_inputs *ci, const mcio_chosen *prev, uint64_t key,
-                   const mcio_cost_config *seen, int n)
+                   uint64_t shape, const mcio_cost_config *seen, int n)
 {
     int op = ci->write ? MCIO_COST_WRITE : MCIO_COST_READ, fastest = -1, pick = -1;
     double margin = mcio_cost_aggregation_margin(ci->cost), low = 0;
     for (int i = 0; i < n; i++) {
-        double v = compared(ci->cost, op, &seen[i], margin);
+        double v = compared(ci->cost, op, shape, &seen[i], margin);
         if (seen[i].fits && seen[i].seconds >= 0 && (fastest < 0 || v < low))
             fastest = i, low = v;
     }
@@ -135,17 +142,17 @@ static int settled(const mcio_cost_inputs *ci, const mcio_chosen *prev, uint64_t
     int again = prev && prev->valid && prev->key == key;
     for (int i = 0; again && pick < 0 && i < n; i++)
         if (seen[i].fits && seen[i].seconds >= 0 && same_config(&seen[i], &prev->choice.best) &&
-            compared(ci->cost, op, &seen[i], margin) <= within)
+            compared(ci->cost, op, shape, &seen[i], margin) <= within)
             pick = i;
     for (int i = 0; pick < 0 && i < n; i++)
-        if (seen[i].fits && seen[i].seconds >= 0 && compared(ci->cost, op, &seen[i], margin) <= within)
+        if (seen[i].fits && seen[i].seconds >= 0 && compared(ci->cost, op, shape, &seen[i], margin) <= within)
             pick = i;
     return pick;
 }
 
 /* The cost model's candidates, the choice settled among them (settled) and its plan. */
 static int decide_settled(const mcio_cost_inputs *ci, const mcio_chosen *prev, uint64_t key,
-                          mcio_decision *out)
+                          uint64_t shape, mcio_decision *out)
 {
     enum { SEEN_MOST = 256 }; /* the candidates are fewer (1 + 3 x 2 x 3 x the table's rows) */
     mcio_cost_config *seen = malloc(SEEN_MOST * sizeof *seen);
@@ -154,15 +161,13 @@ static int decide_settled(const mcio_cost_inputs *ci, const mcio_chosen *prev, u
     mcio_cost_choice *ch = &out->choice;
     int st = mcio_cost_decide_seen(ci, ch, seen, SEEN_MOST);
     int pick = st == MCIO_SUCCESS && ch->candidates <= SEEN_MOST
-                   ? settled(ci, prev, key, seen, ch->candidates)
+                   ? settled(ci, prev, key, shape, seen, ch->candidates)
                    : -1;
-    int op = ci->write ? MCIO_COST_WRITE : MCIO_COST_READ;
     if (pick >= 0 && !same_config(&seen[pick], &ch->best)) {
         ch->runner_up = ch->best;
         ch->best = seen[pick];
         ch->margin = 0;
     }
-    ch->best.seconds *= mcio_cost_correction_of(ci->cost, op, &ch->best);
     free(seen);
     if (st == MCIO_SUCCESS)
         st = mcio_cost_replan(ci, &ch->best, &out->fd, &out->slots);
@@ -174,14 +179,15 @@ static int decide_settled(const mcio_cost_inputs *ci, const mcio_chosen *prev, u
 static int decide_auto(const mcio_decide_inputs *in, const mcio_chosen *prev, mcio_decision *out)
 {
     mcio_cost_inputs ci = mcio_decide_cost_inputs(in);
-    uint64_t key = mcio_decide_key(in->topo, in->sum);
+    uint64_t shape = mcio_decide_shape(in->topo, in->sum), key = mcio_decide_key(in->topo, in->sum);
     out->chose = chosen_again(&ci, prev, key, out) ? 2 : 1;
     if (out->chose == 1) {
-        int st = decide_settled(&ci, prev, key, out);
+        int st = decide_settled(&ci, prev, key, shape, out);
         out->memo.valid = st == MCIO_SUCCESS;
         if (st != MCIO_SUCCESS)
             return st;
         out->memo.key = key;
+        out->memo.shape = shape;
         out->memo.stale = 0;
         out->memo.choice = out->choice;
     }

@@ -21,11 +21,13 @@ enum { MCIO_COST_WRITE = 0, MCIO_COST_READ = 1 };
 /* The cache's figures (the keys of mcio_cost_format: call, byte and sync of the file system,
  * msg, msg_byte, coll, copy_byte, copy_cold), the probes kept of each, and the corrections kept
  * per operation (issue 48). */
-enum { MCIO_COST_FIGURES = 15, MCIO_COST_HISTORY = 5, MCIO_COST_CORRECTIONS = 8 };
+enum { MCIO_COST_FIGURES = 15, MCIO_COST_HISTORY = 5, MCIO_COST_CORRECTIONS = 16 };
 
-/* What calls of one configuration measured against their prediction (the engine's online
- * check, mcio_cost_observe): later predictions of the configuration are multiplied by factor. */
+/* What calls of one configuration on one shape of access measured against their prediction
+ * (the engine's online check, mcio_cost_observe): later predictions of the configuration for
+ * that shape are multiplied by factor. */
 typedef struct mcio_cost_correction {
+    uint64_t shape; /* the calls' shape (mcio_decide_shape: their summaries and extents) */
     int independent, strategy, aggs_per_node, depth; /* the configuration (mcio_cost_config) */
     int64_t buffer;
     double factor;  /* measured over predicted, within [1/4, 4] */
@@ -238,26 +240,29 @@ int mcio_cost_merge(const mcio_cost_table *cached, const mcio_cost_table *probed
  * (the probe's own table, or a table parsed from an older cache's text). */
 void mcio_cost_history_start(mcio_cost_table *t);
 
-/* The correction of configuration c for operation op (MCIO_COST_WRITE / READ) in t: the factor
- * its predictions are multiplied by, 1 when none. Pure. */
-double mcio_cost_correction_of(const mcio_cost_table *t, int op, const mcio_cost_config *c);
+/* The correction of configuration c for operation op (MCIO_COST_WRITE / READ) and calls of
+ * shape in t: the factor its predictions are multiplied by, 1 when none. Pure. */
+double mcio_cost_correction_of(const mcio_cost_table *t, int op, uint64_t shape,
+                               const mcio_cost_config *c);
 
 /*
- * The online check (issue 48): a call of configuration c, predicted (with c's correction) at
- * predicted seconds, measured at measured (the slowest rank's). A call measured more than 1.5x
- * from its prediction either way, twice in a row, corrects c's factor by the lesser of the two
- * ratios and returns 1: the operation's calls then decide again. Calls predicted under 1 ms are
- * not checked (their fixed costs, which the model does not price, dominate). Pure; t updated.
+ * The online check (issue 48): a call of shape run with configuration c, which the model
+ * predicted at predicted seconds (c->seconds, before any correction), measured at measured
+ * (the slowest rank's). A call measured more than 1.5x from its corrected prediction either
+ * way, twice in a row, corrects c's factor for the shape by the lesser of the two ratios and
+ * returns 1: the operation's calls then decide again. Calls predicted under 1 ms are not
+ * checked (their fixed costs, which the model does not price, dominate). Pure; t updated (when
+ * all MCIO_COST_CORRECTIONS entries are taken, the last is reused).
  */
-int mcio_cost_observe(mcio_cost_table *t, int op, const mcio_cost_config *c, double predicted,
-                      double measured);
+int mcio_cost_observe(mcio_cost_table *t, int op, uint64_t shape, const mcio_cost_config *c,
+                      double predicted, double measured);
 
 /* Parse text written by mcio_cost_format. Unknown keys are ignored, every known key must be
  * present with a finite non-negative value (conc >= 2); "overlap" (0 to 1) is optional, and
  * -1 when absent; "piece" (else the defaults'), "probes" (>= 1, else 1) and "load" (else -1)
  * are optional. Format 2 (issue 48) adds "hist_<key>" lines (the kept probes' figures, oldest
- * first, all of one count) and "correct_write" / "correct_read" lines (independent, strategy,
- * aggregators per node, depth, buffer, factor); text without them (format 1) reads as one
+ * first, all of one count) and "correct_write" / "correct_read" lines (shape in hex,
+ * independent, strategy, aggregators per node, depth, buffer, factor); text without them (format 1) reads as one
  * probe's (mcio_cost_history_start). Returns 0 and fills *t (calibrated = 1) and *date, or -1 for malformed or
  * incomplete text (the caller calibrates again), with what is wrong in why (len bytes; may be
  * NULL): the line and key at fault, or the first key missing (a cache written by an older

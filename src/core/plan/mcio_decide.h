@@ -49,7 +49,9 @@ typedef struct mcio_chosen {
                   (mcio_cost_observe): the next call with the key decides again, with this
                   choice as the previous one (issue 48) */
     uint64_t key;
-    mcio_cost_choice choice;
+    uint64_t shape; /* the key's summaries and extents, without the memory: what corrections
+                       are kept by (mcio_decide_shape) */
+    mcio_cost_choice choice; /* the model's predictions, before corrections */
 } mcio_chosen;
 
 /* The whole plan of one call. */
@@ -96,6 +98,10 @@ mcio_cost_inputs mcio_decide_cost_inputs(const mcio_decide_inputs *in);
 /* The key of what a choice depends on and a call may change: the summaries, the ranks'
  * extents and own-access calls, each node's memory to 1/16. */
 uint64_t mcio_decide_key(const mcio_topology *topo, const mcio_summary *sum);
+
+/* The key's summaries and extents alone: the shape of a call, the same from job to job where
+ * the nodes' memory is not (the online check's corrections are kept by it). */
+uint64_t mcio_decide_shape(const mcio_topology *topo, const mcio_summary *sum);
 
 /* One word into a key: splitmix64's finalizer over h ^ w. */
 uint64_t mcio_key_word(uint64_t h, int64_t w);

@@ -64,8 +64,8 @@ enum mcio_node_gather_mode {
 enum mcio_calibrate_mode {
     MCIO_CALIBRATE_AUTO = 0, /* on first use of a file system, then its cached figures */
     MCIO_CALIBRATE_OFF,      /* never: the cached figures if any, else the defaults of its kind */
-    MCIO_CALIBRATE_FORCE,    /* at this open; the cache keeps each figure's best of this probe
-                                and its own (mcio_cost_keep_best) */
+    MCIO_CALIBRATE_FORCE,    /* at this open; the probe joins the cache's last ones, whose
+                                medians it stands for (mcio_cost_merge) */
     MCIO_CALIBRATE_REPLACE   /* at this open, and this probe's figures replace the cache's */
 };
 
