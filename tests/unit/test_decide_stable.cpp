@@ -201,6 +201,37 @@ TEST(DecideStable, ACandidateMeasuredTwiceAsSlowLoses)
     EXPECT_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_READ, shape(j), &c), 1.0);
 }
 
+TEST(DecideStable, AHostSlowForEveryConfigurationSettlesOnAMeasuredOne)
+{
+    /* Every call 3x its prediction (a host busier than at its probe): the first configuration
+     * corrected gives way to the next, which measures as slow; then the configurations never
+     * measured are priced as the measured ones (mcio_cost_correction_of) and the choice stays
+     * among those two instead of trying every candidate in turn. */
+    Job j;
+    Decision first;
+    ASSERT_EQ(mcio_decide(&j.in, nullptr, &first.d), MCIO_SUCCESS);
+    mcio_cost_config a = first.d.choice.best;
+    mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &a, a.seconds, 3 * a.seconds);
+    ASSERT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &a, a.seconds, 3 * a.seconds), 1);
+    mcio_chosen prev = first.d.memo;
+    prev.stale = 1;
+    Decision second;
+    ASSERT_EQ(mcio_decide(&j.in, &prev, &second.d), MCIO_SUCCESS);
+    mcio_cost_config b = second.d.choice.best;
+    ASSERT_FALSE(same(a, b));
+    mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &b, b.seconds, 3 * b.seconds);
+    ASSERT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &b, b.seconds, 3 * b.seconds), 1);
+    prev = second.d.memo;
+    prev.stale = 1;
+    Decision third;
+    ASSERT_EQ(mcio_decide(&j.in, &prev, &third.d), MCIO_SUCCESS);
+    mcio_cost_config c = third.d.choice.best;
+    EXPECT_TRUE(same(c, a) || same(c, b));
+    /* Measured as now predicted (3x the model's): it stays. */
+    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &c, c.seconds, 3 * c.seconds), 0);
+    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &c, c.seconds, 3 * c.seconds), 0);
+}
+
 TEST(DecideStable, ObserveBoundsAndSkips)
 {
     mcio_cost_table t{};

@@ -38,11 +38,23 @@ static const mcio_cost_correction *find(const mcio_cost_table *t, int op, uint64
     return NULL;
 }
 
+/* A configuration not measured on a shape is priced as the best-priced one measured there, once
+ * two were: a host slower than its probe (other jobs; this 2-core host at a load of 40 ran every
+ * configuration 10-100x its prediction) slows all configurations alike, and the corrected one
+ * must not lose to one that was merely never measured. With one measured, 1: whether the model
+ * or the host is at fault, only a second configuration's calls tell. */
 double mcio_cost_correction_of(const mcio_cost_table *t, int op, uint64_t shape,
                                const mcio_cost_config *c)
 {
     const mcio_cost_correction *k = find(t, op, shape, c);
-    return k ? k->factor : 1.0;
+    if (k)
+        return k->factor;
+    int n = 0;
+    double least = 1.0;
+    for (int i = 0; i < t->ncorr[op] && i < MCIO_COST_CORRECTIONS; i++)
+        if (t->corr[op][i].shape == shape)
+            least = n++ == 0 || t->corr[op][i].factor < least ? t->corr[op][i].factor : least;
+    return n >= 2 ? least : 1.0;
 }
 
 /* c's entry in t, made (factor 1) where there is none; the last entry is reused when all are
@@ -68,17 +80,20 @@ static mcio_cost_correction *entry(mcio_cost_table *t, int op, uint64_t shape,
 int mcio_cost_observe(mcio_cost_table *t, int op, uint64_t shape, const mcio_cost_config *c,
                       double predicted, double measured)
 {
-    const mcio_cost_correction *had = find(t, op, shape, c);
-    predicted *= had ? had->factor : 1.0;
+    predicted *= mcio_cost_correction_of(t, op, shape, c);
     if (!(predicted >= OBSERVED_LEAST) || !(measured > 0) || !isfinite(measured))
         return 0;
+    /* Every configuration checked on the shape has its entry, a near one too (factor 1, or
+     * what it had: the configurations measured, mcio_cost_correction_of). */
+    double had = mcio_cost_correction_of(t, op, shape, c);
+    mcio_cost_correction *k = entry(t, op, shape, c);
+    if (k->factor == 1.0)
+        k->factor = had;
     double r = measured / predicted;
     if (r <= FAR && r >= 1 / FAR) {
-        if (had && had->pending != 0)
-            ((mcio_cost_correction *)had)->pending = 0;
+        k->pending = 0;
         return 0;
     }
-    mcio_cost_correction *k = entry(t, op, shape, c);
     if (k->pending == 0 || (k->pending > 1) != (r > 1)) {
         k->pending = r; /* the first far call, or far the other way: wait for another */
         return 0;
