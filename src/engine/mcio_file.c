@@ -244,13 +244,18 @@ static int kept_machine_fits(const mcio_kept *k)
  * again (a topology file changes its network figures, or the path cannot be stat'ed). */
 static int kept_costs_key(const mcio_file f, char *key, size_t cap)
 {
-    struct stat sb;
+    struct stat sb, pb = {0};
     const char *pinned = getenv("MCIO_CALIBRATION");
     if (f->hints.topology_file[0] || stat(f->path, &sb) != 0)
         return -1;
-    int n = snprintf(key, cap, "%d %d %d %d %llx %s", (int)f->hints.strategy, (int)f->fs.type,
-                     f->fs.remote, (int)f->hints.calibrate, (unsigned long long)sb.st_dev,
-                     pinned ? pinned : "");
+    if (pinned && *pinned && stat(pinned, &pb) != 0)
+        memset(&pb, 0, sizeof pb);
+    /* A pinned table: its file as it is now (a program may write another between opens). */
+    int n = snprintf(key, cap, "%d %d %d %d %llx %s %llx %lld %lld.%09ld", (int)f->hints.strategy,
+                     (int)f->fs.type, f->fs.remote, (int)f->hints.calibrate,
+                     (unsigned long long)sb.st_dev, pinned ? pinned : "",
+                     (unsigned long long)pb.st_ino, (long long)pb.st_size,
+                     (long long)pb.st_mtim.tv_sec, pb.st_mtim.tv_nsec);
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
