@@ -9,11 +9,12 @@ I/O and each of mcio's options, and dd's throughput on the mount as the physical
 
 run needs scripts/gluster.sh up; it runs the MPI named as scripts/build.sh takes it (--mpi,
 default Debian's Open MPI; built if needed) or a build (--build), launched as its build found
-(tools/mcio_mpi.py); a native engine that MPI lacks (OMPIO on the MPICH family) is left out. Each repetition runs every variant once, in a
-rotated order (rep r starts at variant r), one mcio-bench process per variant (--reps 1, every
-byte verified), so that a ratio to native OMPIO compares runs taken minutes apart at most under
-the same load of a shared host; the tables give medians over repetitions of those per-repetition
-ratios and of the bandwidths. Variants (hints through mcio-bench --hint):
+(tools/mcio_mpi.py); a native engine that MPI lacks (OMPIO on the MPICH family) is left out.
+Each repetition runs every variant once, in a rotated order (rep r starts at variant r), one
+mcio-bench process per variant (--reps 1, every byte verified), so that a ratio to native OMPIO
+compares runs taken minutes apart at most under the same load of a shared host; the tables give
+medians over repetitions of those per-repetition ratios and of the bandwidths. Variants (hints
+through mcio-bench --hint):
 
     native OMPIO, native ROMIO (Open MPI's ROMIO component: romio321 in 4.x, romio341 in 5.x)
     mcio aggregated (the defaults: one aggregator per node, 16 MiB buffer, shard-aligned domains)

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Per-call cost of mcio's default against its own independent path and native ROMIO (issue 20).
 
-Interleaved runs of mcio-bench (--mpi: Debian's Open MPI unless told, 8 ranks, 2 MiB per rank, files in a
-temporary directory under --dir), each run --calls calls of every pattern; prints, per pattern,
-operation and configuration, the median bandwidth of all calls and the median of each run's
-t_metadata (the slowest rank's collectives before a byte moves) and t_io (its file access), as
-MCIO_STATS records it; mcio-bench reports each run's median).
+Interleaved runs of mcio-bench (--mpi: Debian's Open MPI unless told; 8 ranks, 2 MiB per rank,
+files in a temporary directory under --dir), each run --calls calls of every pattern; prints,
+per pattern, operation and configuration, the median bandwidth of all calls and the median of
+each run's t_metadata (the slowest rank's collectives before a byte moves) and t_io (its file
+access), as MCIO_STATS records it; mcio-bench reports each run's median).
 
   tools/mcio-percall.py [--reps 7] [--patterns ior,hacc-soa] [--base DIR] [--own NAME=HINTS]
                         [--mpi MPI | --build DIR] [--ranks 8]

@@ -98,7 +98,8 @@ def key_of(case):
 
 def command(d, case, mpi, json_path):
     cmd = mpi.launch(case["ranks"], case["native_io"])
-    cmd += [os.path.join(mpi.build, "mcio-bench"), "--engine", "all" if d.get("limit") else "both", "--pattern", case["workload"], "--size", str(case["size"]),
+    cmd += [os.path.join(mpi.build, "mcio-bench"), "--engine", "all" if d.get("limit") else "both",
+            "--pattern", case["workload"], "--size", str(case["size"]),
             "--reps", str(d["reps"]), "--hint", "cb_buffer_size=%d" % size_bytes(case["buffer"]),
             "--strategies", ",".join(d["strategies"]), "--json", json_path]
     for k, v in sorted(d["hints"].items()):
@@ -394,8 +395,8 @@ def machine_lines(docs):
         lib = " ".join(m.get("mpi_library_version", "?").split("\n")[0].split(",")[0].split())
         if lib not in libs:
             libs.append(lib)
-    lines.append("- MPI: " + "; ".join(libs) + " (native = ROMIO for the MPICH family, OMPIO or its "
-                 "ROMIO component for Open MPI, as each table says)")
+    lines.append("- MPI: " + "; ".join(libs) + " (native = ROMIO for the MPICH family, OMPIO "
+                 "or its ROMIO component for Open MPI, as each table says)")
     return lines
 
 

@@ -1,8 +1,9 @@
 """The one place that tells the Python tools how to launch an MPI, as the shell scripts do: an
 MPI named as scripts/build.sh takes it (mpich, openmpi, mpich5, openmpi5, impi, /path/to/mpicc)
-or a build directory (scripts/mpi-env.sh's mpi_build, in Python); what CMake found for that build (<build>/mcio-mpi.sh: the family, the
-launcher beside the compiler, its flags for oversubscription and root, Open MPI's ROMIO
-component) read through scripts/mpi-env.sh's mpi_launch and mpi_print, not assumed.
+or a build directory (scripts/mpi-env.sh's mpi_build, in Python); what CMake found for that
+build (<build>/mcio-mpi.sh: the family, the launcher beside the compiler, its flags for
+oversubscription and root, Open MPI's ROMIO component) read through scripts/mpi-env.sh's
+mpi_launch and mpi_print, not assumed.
 
     mpi = mcio_mpi.find("openmpi5")           # builds it if needed (scripts/build.sh)
     mpi = mcio_mpi.find("build/openmpi")      # a build as it is
