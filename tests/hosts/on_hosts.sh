@@ -2,23 +2,30 @@
 # Runs commands on the hosts of scripts/hosts.sh (from host 1, the launch's head), with their
 # files in a fresh directory of the directory every host sees, under a deadline; skips (exit 77,
 # one line) where the testbed is not up or has too few hosts.
-# Usage: on_hosts.sh --mpi mpich|openmpi --hosts K --ppn P [--deadline SECONDS] -- command...
-#                    [@@ command...]
+# Usage: on_hosts.sh --mpi mpich|openmpi --hosts K --ppn P [--deadline SECONDS] [--gluster [--heal]]
+#                    -- command... [@@ command...]
 #   The commands run in order on mcio-h1 and must all succeed. In their arguments @LAUNCH@
 #   becomes the launcher's words for P ranks on each of hosts 1..K (scripts/hosts.sh launcher),
 #   @DIR@ the fresh directory (also MCIO_TEST_DIR). MCIO_TEST_HOSTS is K, and
 #   MCIO_TEST_HOST_MEM the hosts' memory cgroup limit in bytes where they have one.
+#   --gluster: the directory is on the GlusterFS volume of the server hosts (hosts.sh up N
+#   --servers S; scripts/hosts-gluster.sh), as each compute host mounts it; @GLUSTER@ becomes
+#   scripts/hosts-gluster.sh. --heal: at the end, whatever happened, every server's link up and
+#   every client connected again (for the partition tests).
 # A command still running at the deadline (default 120 s) is killed: the test fails as a hang.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 hosts_sh=$(cd "$here/../.." && pwd)/scripts/hosts.sh
-mpi="" k="" ppn="" deadline=120
+mpi="" k="" ppn="" deadline=120 gluster=0 heal=0
+hg=$(cd "$here/../.." && pwd)/scripts/hosts-gluster.sh
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
   case "$1" in
     --mpi) mpi=$2; shift 2 ;;
     --hosts) k=$2; shift 2 ;;
     --ppn) ppn=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
+    --gluster) gluster=1; shift ;;
+    --heal) heal=1; shift ;;
     *) echo "on_hosts.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -38,9 +45,22 @@ up=$(cat /run/mcio-hosts/n 2>/dev/null || echo 0)
 [ "$up" -ge "$k" ] || skip "the multi-host testbed has $up hosts, this test needs $k (scripts/hosts.sh up $k)"
 "$hosts_sh" status >/dev/null || skip "the multi-host testbed is broken (scripts/hosts.sh status; down and up again)"
 launch=$("$hosts_sh" launcher "$mpi" "$ppn" "$k") || exit 1
-shared=$("$hosts_sh" shared)
-dir=$(mktemp -d "$shared/test.XXXXXX") || { echo "FAIL: cannot create a directory in $shared"; exit 1; }
-trap 'rm -rf "$dir"' EXIT
+if [ $gluster = 1 ]; then
+  [ "$(cat /run/mcio-hosts/servers 2>/dev/null || echo 0)" -gt 0 ] ||
+    skip "the multi-host testbed has no GlusterFS server hosts (scripts/hosts.sh up 4 --servers 2)"
+  [ $heal = 1 ] || "$hg" status 2>/dev/null ||
+    skip "a client of the hosts' GlusterFS volume is not connected (scripts/hosts-gluster.sh heal)"
+  [ $heal = 0 ] || "$hg" heal || { echo "FAIL: the hosts' GlusterFS volume is not healthy before the test"; exit 1; }
+  shared=$("$hg" mount)
+  dir=$("$hosts_sh" exec mcio-h1 -- mktemp -d "$shared/test.XXXXXX") ||
+    { echo "FAIL: cannot create a directory in $shared on mcio-h1"; exit 1; }
+  # shellcheck disable=SC2064
+  trap "[ $heal = 0 ] || \"$hg\" heal; \"$hosts_sh\" exec mcio-h1 -- rm -rf '$dir'" EXIT
+else
+  shared=$("$hosts_sh" shared)
+  dir=$(mktemp -d "$shared/test.XXXXXX") || { echo "FAIL: cannot create a directory in $shared"; exit 1; }
+  trap 'rm -rf "$dir"' EXIT
+fi
 export MCIO_TEST_DIR=$dir MCIO_TEST_HOSTS=$k
 cg=$(cat /run/mcio-hosts/mcio-h1.cgroup 2>/dev/null || true)
 if [ -n "$cg" ]; then
@@ -55,7 +75,8 @@ while [ $# -gt 0 ]; do
       # shellcheck disable=SC2206
       cmd+=($launch)
     else
-      cmd+=("${1//@DIR@/$dir}")
+      a=${1//@DIR@/$dir}
+      cmd+=("${a//@GLUSTER@/$hg}")
     fi
     shift
   done
