@@ -15,7 +15,9 @@
 #                                          1..K (default all) by MPI (mpich or openmpi), run from
 #                                          host 1: `hosts.sh exec h1 -- $(hosts.sh launcher
 #                                          openmpi 2) ./prog`; mcio-run takes the same words.
-#                                          Without -n the job fills the slots: K x PPN ranks
+#                                          Without -n the job fills the slots: K x PPN ranks.
+#                                          MCIO_HOSTS_MPIEXEC: another launcher of that family
+#                                          (MPICH 5 from PyPI: .venv-mpich5/bin/mpiexec)
 #   scripts/hosts.sh shared                the directory every host sees (files under test)
 #   scripts/hosts.sh link HOST down|up     take HOST's link down (cut off from every other host,
 #                                          a partition) or up again
@@ -287,12 +289,12 @@ launcher() {
     mpich)
       for i in $(seq "$k"); do echo "mcio-h$i:$ppn"; done >"$f"
       # UCX (MPICH's ch4 device here) over TCP on eth0 between hosts, its shared memory within
-      # (but MPI_Finalize may hang: tests/hosts/on_hosts.sh).
-      echo "mpiexec.mpich -f $f -launcher rsh -launcher-exec $here/hosts-agent.sh" \
+      # (but Debian's MPICH 4.0.2 may hang in MPI_Finalize: tests/hosts/on_hosts.sh).
+      echo "${MCIO_HOSTS_MPIEXEC:-mpiexec.mpich} -f $f -launcher rsh -launcher-exec $here/hosts-agent.sh" \
            "-genv UCX_NET_DEVICES eth0" ;;
     openmpi)
       for i in $(seq "$k"); do echo "mcio-h$i slots=$ppn"; done >"$f"
-      echo "mpiexec.openmpi --allow-run-as-root --oversubscribe --hostfile $f" \
+      echo "${MCIO_HOSTS_MPIEXEC:-mpiexec.openmpi} --allow-run-as-root --oversubscribe --hostfile $f" \
            "--mca plm_rsh_agent $here/hosts-agent.sh --mca plm_rsh_no_tree_spawn 1" \
            "--mca btl tcp,vader,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0" ;;
     *) die "launcher: MPI '$mpi' is neither mpich nor openmpi" ;;

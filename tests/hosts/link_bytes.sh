@@ -11,9 +11,9 @@ hosts_sh=$(cd "$(dirname "$0")/../.." && pwd)/scripts/hosts.sh
 want=${1:?link_bytes.sh: BYTES}
 shift
 [ "${1:-}" = -- ] && shift
-sums() { # sent and received of the compute hosts, then of the servers
+sums() { # sent and received of the compute hosts, then of the servers (%.0f: mawk's %d stops at 2^31)
   "$hosts_sh" counters | awk '{ k = ($1 ~ /^mcio-s/); s[k] += $3; r[k] += $5 }
-                              END { printf "%d %d %d %d\n", s[0], r[0], s[1], r[1] }'
+                              END { printf "%.0f %.0f %.0f %.0f\n", s[0], r[0], s[1], r[1] }'
 }
 read -r hs0 hr0 ss0 sr0 <<<"$(sums)"
 "$@" || { echo "FAIL: the command failed: $*"; exit 1; }
