@@ -182,6 +182,8 @@ up() {
   [ "$(nhosts)" -eq 0 ] || { [ "$(nhosts)" -eq "$n" ] && [ "$(nservers)" -eq "$servers" ]; } ||
     die "up $n --servers $servers: $(nhosts) hosts and $(nservers) servers are up; scripts/hosts.sh down first"
   install_missing
+  # A server host's private /var/lib/glusterd is mounted over the package's folder.
+  [ "$servers" -eq 0 ] || "$here/gluster.sh" install
   mkdir -p "$RUN"
   echo "$n" >"$RUN/n"
   echo "$servers" >"$RUN/servers"
