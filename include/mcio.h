@@ -221,6 +221,18 @@ int mcio_file_get_info(mcio_file fh, MPI_Info *info);
 int mcio_file_get_given_info(mcio_file fh, MPI_Info *info);
 
 /**
+ * The next collective data call on fh from this rank (mcio_write_at_all, mcio_read_at_all and
+ * their v forms) fails locally with status and detail, as a bad argument of that rank would: the
+ * call's own agreement then gives every rank the status of the lowest failing rank. For a layer
+ * that serves another API's calls: it declines a call (MCIO_ERR_DECLINED: this rank cannot serve
+ * it) or asks for it again after a collective step of its own (MCIO_ERR_AGAIN) at no collective
+ * of its own. Other ranks may have moved their bytes already (a call whose last choice was
+ * independent access moves them before it agrees): a write that fails so must be written again
+ * whole, a read read again. Not collective.
+ */
+int mcio_file_fail_next(mcio_file fh, int status, const char *detail);
+
+/**
  * Change the file's hints after open (what MPI_File_set_info and MPI_File_set_view's info do
  * under the drop-in layer): info's pairs are applied over the hints in force, as at open, and
  * the next call uses them; plans made before keep theirs. Collective: every rank must end with

@@ -14,7 +14,9 @@
     X(MCIO_ERR_NOSPACE, 7, "no space left on device")                                      \
     X(MCIO_ERR_FBIG, 8, "file too large")                                                  \
     X(MCIO_ERR_MPI, 9, "MPI error")                                                        \
-    X(MCIO_ERR_INTERNAL, 10, "internal error")
+    X(MCIO_ERR_INTERNAL, 10, "internal error")                                             \
+    X(MCIO_ERR_DECLINED, 11, "a rank declined the call (mcio_file_fail_next)")              \
+    X(MCIO_ERR_AGAIN, 12, "a rank asked for the call again (mcio_file_fail_next)")
 
 enum mcio_status {
 #define MCIO_X_ENUM(name, value, msg) name = value,

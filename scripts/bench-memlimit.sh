@@ -10,7 +10,8 @@
 # draws OUTDIR/memlimit.png and prints the table.
 # Usage: scripts/bench-memlimit.sh OUTDIR [LIMITS...]   e.g. /tmp/ml 8g 700m 600m 560m 520m 480m
 # Root only (cgroups); the engines take turns at each limit. ENGINES and SIZE, CB, RANKS from
-# the environment override the defaults; BUILD the Open MPI build (default build/openmpi).
+# the environment override the defaults; BUILD the Open MPI: a build directory or a name as
+# scripts/build.sh takes it (default openmpi, Debian's; built if needed).
 set -uo pipefail
 out=${1:?usage: scripts/bench-memlimit.sh OUTDIR [LIMITS...]}
 shift
@@ -19,10 +20,9 @@ limits=("$@")
 engines=(${ENGINES:-romio ompio auto memory independent})
 size=${SIZE:-32m} cb=${CB:-128m} ranks=${RANKS:-4}
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-$root/build/openmpi}
-bench="$build/mcio-bench"
-[ -x "$bench" ] || { echo "bench-memlimit: build first: scripts/build.sh openmpi" >&2; exit 2; }
 . "$root/scripts/mpi-env.sh"
+build=$(mpi_build "${BUILD:-openmpi}") || exit 2
+bench="$build/mcio-bench"
 mpi_launch "$build"
 mkdir -p "$out"
 : > "$out/runs.jsonl"

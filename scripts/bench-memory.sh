@@ -6,16 +6,17 @@
 # same run, so that every ratio comes from one run.
 # Usage: scripts/bench-memory.sh RANKS SIZE REPS OUTDIR [MEANS...]   e.g. 8 4m 5 /tmp/sweep 64m 16m 4m 2m
 # ENGINE=mcio leaves native out (Open MPI's collective I/O is slow on an oversubscribed host).
-# BUILD: the Open MPI build (default build/openmpi).
+# BUILD: the MPI, a build directory or a name as scripts/build.sh takes it (default openmpi,
+# Debian's Open MPI; built if needed).
 set -euo pipefail
 ranks=${1:?ranks} size=${2:?size per rank} reps=${3:?reps} out=${4:?output directory}
 shift 4
 means=("$@")
 [ ${#means[@]} -eq 0 ] && means=(64m 16m 4m 2m)
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=${BUILD:-$root/build/openmpi}
-bench="$build/mcio-bench"
 . "$root/scripts/mpi-env.sh"
+build=$(mpi_build "${BUILD:-openmpi}")
+bench="$build/mcio-bench"
 mpi_launch "$build"
 mkdir -p "$out"
 for m in "${means[@]}"; do

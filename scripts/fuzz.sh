@@ -2,8 +2,8 @@
 # The libFuzzer targets (tests/fuzz): builds them (scripts/build.sh mpich fuzz, Debian's clang)
 # and runs each from its committed corpus (tests/fuzz/corpus/<what>) for a fixed number of
 # inputs, new inputs going to a scratch directory (the committed corpus stays as it is).
-# The targets: fuzz_hints, fuzz_topology_slurm/grid/matrix, fuzz_memory, fuzz_cgroup, fuzz_plan
-# and fuzz_flatten (every fuzz_* that the build makes).
+# The targets: fuzz_hints, fuzz_topology_slurm/grid/matrix, fuzz_memory, fuzz_cgroup, fuzz_plan,
+# fuzz_listcode and fuzz_flatten (every fuzz_* that the build makes).
 # Usage: scripts/fuzz.sh [runs per target]   (default 4000: the CI run, ~2-3 min on 2 cores)
 #        FUZZ_TIME=<seconds> scripts/fuzz.sh   (each target for that long instead: -max_total_time)
 # A crash leaves its input in the scratch directory, printed; make it a unit test.

@@ -8,6 +8,8 @@
 #                                          that `up` started (by the pids it recorded), remove the
 #                                          bricks and the loop device. Only what `up` made.
 #   scripts/gluster.sh status              what is up (exit 0 when the volumes are mounted)
+#   scripts/gluster.sh install             install what is missing, start nothing
+#                                          (scripts/hosts-gluster.sh: servers on hosts of their own)
 #   scripts/gluster.sh brick-pid VOL N     the pid of brick N (1-based) of volume VOL (fault tests)
 #   scripts/gluster.sh brick-pid-of FILE [OFFSET]  the pid of the brick that holds the shard of
 #                                          FILE at OFFSET (default 0: the first shard, which every
@@ -98,8 +100,14 @@ start_glusterd() {
   local pid
   pid=$(cat "$RUN/glusterd.pid" 2>/dev/null || true)
   if alive "$pid"; then return 0; fi
-  if pgrep -x glusterd >/dev/null; then
-    die "a glusterd that this script did not start is running (pid $(pgrep -x glusterd | head -1)); stop it first"
+  # Only a glusterd that shares this mount namespace (so /var/lib/glusterd and /run) is in the
+  # way: those of scripts/hosts.sh's server hosts have their own.
+  local p other=""
+  for p in $(pgrep -x glusterd || true); do
+    [ "$(readlink "/proc/$p/ns/mnt" 2>/dev/null)" = "$(readlink /proc/self/ns/mnt)" ] && other=$p
+  done
+  if [ -n "$other" ]; then
+    die "a glusterd that this script did not start is running (pid $other); stop it first"
   fi
   [ -d /var/lib/glusterd ] || echo 1 >"$RUN/made-glusterd-dir"
   say "starting glusterd"
@@ -289,8 +297,9 @@ case "${1:-}" in
   up) shift; up "$@" ;;
   down) down ;;
   status) status ;;
+  install) install_missing ;;
   brick-pid) brick_pid "${2:?volume}" "${3:?brick number}" ;;
   brick-pid-of) brick_pid_of "${2:?file}" "${3:-0}" ;;
   restart-bricks) restart_bricks "${2:?volume}" ;;
-  *) echo "usage: scripts/gluster.sh up [--shard SIZE] | down | status | brick-pid VOL N | brick-pid-of FILE [OFFSET] | restart-bricks VOL" >&2; exit 2 ;;
+  *) echo "usage: scripts/gluster.sh up [--shard SIZE] | down | status | install | brick-pid VOL N | brick-pid-of FILE [OFFSET] | restart-bricks VOL" >&2; exit 2 ;;
 esac

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Many hosts on one machine: a testbed of N "hosts" joined by rate-limited network links.
 #
-#   scripts/hosts.sh up N [--link RATE] [--mem SIZE]   make (or keep) hosts mcio-h1..mcio-hN
+#   scripts/hosts.sh up N [--link RATE] [--mem SIZE] [--servers S]
+#                                          make (or keep) hosts mcio-h1..mcio-hN; with --servers,
+#                                          S file-server hosts mcio-s1..mcio-sS too, with a
+#                                          GlusterFS volume on them that every mcio-hI mounts
+#                                          (scripts/hosts-gluster.sh)
 #   scripts/hosts.sh down                  remove what `up` made, stop the processes in the hosts
 #   scripts/hosts.sh status                what is up, link rates and byte counters (exit 0 when up)
 #   scripts/hosts.sh exec HOST -- CMD...   run CMD on HOST (mcio-h2, h2 or 2), in the caller's
@@ -11,8 +15,12 @@
 #                                          1..K (default all) by MPI (mpich or openmpi), run from
 #                                          host 1: `hosts.sh exec h1 -- $(hosts.sh launcher
 #                                          openmpi 2) ./prog`; mcio-run takes the same words.
-#                                          Without -n the job fills the slots: K x PPN ranks
+#                                          Without -n the job fills the slots: K x PPN ranks.
+#                                          MCIO_HOSTS_MPIEXEC: another launcher of that family
+#                                          (MPICH 5 from PyPI: .venv-mpich5/bin/mpiexec)
 #   scripts/hosts.sh shared                the directory every host sees (files under test)
+#   scripts/hosts.sh link HOST down|up     take HOST's link down (cut off from every other host,
+#                                          a partition) or up again
 #
 # A host is a long-lived process (sleep, its pid in the state directory) that holds a network
 # namespace, a UTS namespace with the host's name, a mount namespace and an IPC namespace. Its
@@ -31,6 +39,9 @@
 # kernel here has no netem: no delay can be added, the links have the veth's own latency (tens
 # of microseconds). --mem SIZE puts each host in a memory cgroup of SIZE (k, m, g suffixes; v1
 # or v2, made under this script's own cgroup, as scripts/memlimit.sh does): the node's memory.
+# A server host (mcio-sJ, 10.44.0.(100+J)) is the same but for a private /run and
+# /var/lib/glusterd (tmpfs), so that its glusterd's sockets, pid files and state are its own, as
+# on a separate machine; it has no memory cgroup and takes no ranks.
 # Names differ from scripts/gluster.sh's (its namespace mcio-gluster, its state /run/mcio-gluster):
 # the two testbeds never clash. This script's state (pids, what it made) is in /run/mcio-hosts.
 set -euo pipefail
@@ -48,16 +59,22 @@ die() { echo "hosts.sh: $*" >&2; exit 1; }
 say() { echo "hosts.sh: $*" >&2; }
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 nhosts() { cat "$RUN/n" 2>/dev/null || echo 0; }
-host_pid() { cat "$RUN/mcio-h$1.pid" 2>/dev/null || true; }
+nservers() { cat "$RUN/servers" 2>/dev/null || echo 0; }
+# Hosts are numbered 1..N (compute, mcio-hI) then N+1..N+S (servers, mcio-sJ): name, address.
+hname() { if [ "$1" -le "$(nhosts)" ]; then echo "mcio-h$1"; else echo "mcio-s$(($1 - $(nhosts)))"; fi; }
+haddr() { if [ "$1" -le "$(nhosts)" ]; then echo "$SUBNET.$((10 + $1))"; else echo "$SUBNET.$((100 + $1 - $(nhosts)))"; fi; }
+host_pid() { cat "$RUN/$(hname "$1").pid" 2>/dev/null || true; }
 sw() { ip -n "$SW" "$@"; }
 
-# HOST as mcio-h2, h2 or 2 -> 2 (dies when there is no such host up).
+# HOST as mcio-h2, h2 or 2 -> 2, mcio-s1 or s1 -> N+1 (dies when there is no such host up).
 host_index() {
-  local i=${1#mcio-}
-  i=${i#h}
-  [[ "$i" =~ ^[0-9]+$ ]] && [ "$i" -ge 1 ] && [ "$i" -le "$(nhosts)" ] ||
-    die "no host '$1' (up: $(nhosts) hosts, mcio-h1..mcio-h$(nhosts); scripts/hosts.sh up N)"
-  alive "$(host_pid "$i")" || die "host mcio-h$i is not running (scripts/hosts.sh up again)"
+  local i=${1#mcio-} off=0 max
+  max=$(nhosts)
+  case "$i" in s[0-9]*) i=${i#s}; off=$(nhosts); max=$(nservers) ;; *) i=${i#h} ;; esac
+  [[ "$i" =~ ^[0-9]+$ ]] && [ "$i" -ge 1 ] && [ "$i" -le "$max" ] ||
+    die "no host '$1' (up: mcio-h1..mcio-h$(nhosts)$([ "$(nservers)" -eq 0 ] || echo ", mcio-s1..mcio-s$(nservers)"); scripts/hosts.sh up N)"
+  i=$((i + off))
+  alive "$(host_pid "$i")" || die "host $(hname "$i") is not running (scripts/hosts.sh up again)"
   echo "$i"
 }
 
@@ -74,14 +91,17 @@ install_missing() {
 
 # The machine's /etc/hosts and every host's name, bind-mounted over /etc/hosts in each host.
 write_hosts_file() {
-  local n=$1 i
-  { grep -v ' mcio-h[0-9]*$' /etc/hosts || true
-    for i in $(seq "$n"); do echo "$SUBNET.$((10 + i)) mcio-h$i"; done; } >"$RUN/hosts"
+  local i
+  { grep -v ' mcio-[hs][0-9]*$' /etc/hosts || true
+    for i in $(seq "$(( $(nhosts) + $(nservers) ))"); do echo "$(haddr "$i") $(hname "$i")"; done; } >"$RUN/hosts"
 }
 
-# Host i's holder: new namespaces, its name, private /dev/shm and /tmp, the shared /etc/hosts.
+# Host i's holder: new namespaces, its name, private /dev/shm and /tmp, the shared /etc/hosts;
+# a server's private /run and /var/lib/glusterd.
 start_host() {
-  local i=$1 name=mcio-h$1 pid
+  local i=$1 name pid server=0
+  name=$(hname "$i")
+  [ "$i" -le "$(nhosts)" ] || server=1
   pid=$(host_pid "$i")
   alive "$pid" && return 0
   rm -f "$RUN/$name.pid"
@@ -89,17 +109,22 @@ start_host() {
   # before the tmpfs hides it, then back at its own path.
   unshare --net --uts --mount --ipc --propagation slave -- bash -c '
     src=$4 stage=$5 under_tmp=0
+    # The pid file is written through the state directory as the working directory: a
+    # server'"'"'s own /run hides the machine'"'"'s.
+    cd "$(dirname "$3")" || exit 1
     case "$src/" in /tmp/*) under_tmp=1 ;; esac
     hostname "$1" && mount -t tmpfs -o mode=1777 tmpfs /dev/shm &&
       { [ $under_tmp = 0 ] || { mkdir -p "$stage" && mount --bind "$src" "$stage"; }; } &&
       mount -t tmpfs -o mode=1777,size=2g tmpfs /tmp && mount --bind "$2" /etc/hosts &&
       { [ $under_tmp = 0 ] || { mkdir -p "$src" && mount --bind "$stage" "$src" && umount "$stage"; }; } &&
+      { [ "$6" = 0 ] || { mount -t tmpfs -o mode=755,size=64m tmpfs /run &&
+                           mount -t tmpfs -o mode=755,size=64m tmpfs /var/lib/glusterd; }; } &&
       ip link set lo up || exit 1
     # No IPv6: its link-local chatter would blur the links'"'"' byte counters.
     sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 2>/dev/null
-    echo $$ >"$3.tmp" && mv "$3.tmp" "$3"
+    p=$(basename "$3") && echo $$ >"$p.tmp" && mv "$p.tmp" "$p"
     exec sleep infinity' mcio-host "$name" "$RUN/hosts" "$RUN/$name.pid" "$(dirname "$here")" \
-    "$RUN/$name.root" </dev/null >/dev/null 2>&1 &
+    "$RUN/$name.root" "$server" </dev/null >/dev/null 2>&1 &
   for _ in $(seq 100); do
     [ -s "$RUN/$name.pid" ] && return 0
     sleep 0.05
@@ -129,7 +154,7 @@ link_host() {
     sw link add "mcio-v$i" type veth peer name eth0 netns "$pid"
   fi
   sw link set "mcio-v$i" master "$BR" up
-  nsenter -t "$pid" --net ip addr replace "$SUBNET.$((10 + i))/24" dev eth0
+  nsenter -t "$pid" --net ip addr replace "$(haddr "$i")/24" dev eth0
   nsenter -t "$pid" --net ip link set eth0 up
   # burst: at least a rate's worth of one timer tick (HZ 250: 4 ms, 500 KB at 1 Gbit/s) and a
   # whole 64 KiB offloaded segment, or tbf would hold the link below its rate.
@@ -140,25 +165,30 @@ link_host() {
 }
 
 up() {
-  local n="" rate=$DEFAULT_RATE mem="" bytes="" i
+  local n="" rate=$DEFAULT_RATE mem="" bytes="" i servers=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --link) rate=${2:?--link needs a rate, e.g. 1gbit}; shift 2 ;;
       --mem) mem=${2:?--mem needs a size, e.g. 2g}; shift 2 ;;
+      --servers) servers=${2:?--servers needs a number of server hosts, e.g. 2}; shift 2 ;;
       [0-9]*) n=$1; shift ;;
-      *) die "up: unknown argument '$1' (usage: up N [--link RATE] [--mem SIZE])" ;;
+      *) die "up: unknown argument '$1' (usage: up N [--link RATE] [--mem SIZE] [--servers S])" ;;
     esac
   done
   [[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 64 ] || die "up: N, the number of hosts (1-64), is missing or wrong: '$n'"
+  [[ "$servers" =~ ^[0-9]+$ ]] && [ "$servers" -le 8 ] || die "up: --servers '$servers' is not a number of server hosts (0-8)"
   [ -z "$mem" ] || bytes=$(memcg_bytes "$mem") || die "--mem '$mem' is not a byte count (digits, optional k, m, g)"
   [ "$(id -u)" -eq 0 ] || die "needs root (namespaces, links)"
-  [ "$(nhosts)" -eq 0 ] || [ "$(nhosts)" -eq "$n" ] ||
-    die "up $n: $(nhosts) hosts are up; scripts/hosts.sh down first"
+  [ "$(nhosts)" -eq 0 ] || { [ "$(nhosts)" -eq "$n" ] && [ "$(nservers)" -eq "$servers" ]; } ||
+    die "up $n --servers $servers: $(nhosts) hosts and $(nservers) servers are up; scripts/hosts.sh down first"
   install_missing
+  # A server host's private /var/lib/glusterd is mounted over the package's folder.
+  [ "$servers" -eq 0 ] || "$here/gluster.sh" install
   mkdir -p "$RUN"
   echo "$n" >"$RUN/n"
+  echo "$servers" >"$RUN/servers"
   if [ ! -d "$SHARED" ]; then mkdir -p "$SHARED" && chmod 1777 "$SHARED" && echo 1 >"$RUN/made-shared"; fi
-  write_hosts_file "$n"
+  write_hosts_file
   if [ ! -e "/run/netns/$SW" ]; then
     ip netns add "$SW" || die "cannot make the network namespace $SW (ip netns add)"
     echo 1 >"$RUN/made-netns"
@@ -166,13 +196,14 @@ up() {
   ip netns exec "$SW" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 2>/dev/null || true
   sw link show "$BR" >/dev/null 2>&1 || sw link add "$BR" type bridge
   sw link set "$BR" up
-  for i in $(seq "$n"); do
+  for i in $(seq "$((n + servers))"); do
     start_host "$i"
-    [ -z "$bytes" ] || host_cgroup "$i" "$bytes"
+    [ -z "$bytes" ] || [ "$i" -gt "$n" ] || host_cgroup "$i" "$bytes"
     link_host "$i" "$rate"
   done
   echo "$rate" >"$RUN/rate"
   say "up: $n hosts mcio-h1..mcio-h$n, links of $rate${mem:+, memory $mem each}; shared directory $SHARED"
+  [ "$servers" -eq 0 ] || "$here/hosts-gluster.sh" up
 }
 
 # Every process whose network namespace is host i's (the holder, and all `exec` started there).
@@ -187,7 +218,8 @@ host_procs() {
 
 down() {
   local f pid pids cg
-  for f in "$RUN"/mcio-h*.pid; do
+  [ "$(nservers)" -eq 0 ] || "$here/hosts-gluster.sh" down || say "the hosts' GlusterFS did not stop cleanly"
+  for f in "$RUN"/mcio-[hs]*.pid; do
     [ -f "$f" ] || continue
     pid=$(cat "$f")
     if alive "$pid"; then
@@ -212,11 +244,11 @@ down() {
 
 counters() {
   local i rx tx
-  for i in $(seq "$(nhosts)"); do
+  for i in $(seq "$(( $(nhosts) + $(nservers) ))"); do
     # The bridge side's rx is what the host sent, its tx what the host received.
     rx=$(sw -s link show "mcio-v$i" | awk '/RX:/ { getline; print $1; exit }')
     tx=$(sw -s link show "mcio-v$i" | awk '/TX:/ { getline; print $1; exit }')
-    echo "mcio-h$i sent $rx received $tx"
+    echo "$(hname "$i") sent $rx received $tx"
   done
 }
 
@@ -224,13 +256,13 @@ status() {
   local n i pid rc=0
   n=$(nhosts)
   [ "$n" -gt 0 ] || { echo "no hosts up"; return 1; }
-  echo "hosts: $n, links of $(cat "$RUN/rate" 2>/dev/null), shared directory $SHARED"
-  for i in $(seq "$n"); do
+  echo "hosts: $n, servers: $(nservers), links of $(cat "$RUN/rate" 2>/dev/null), shared directory $SHARED"
+  for i in $(seq "$((n + $(nservers)))"); do
     pid=$(host_pid "$i")
     if alive "$pid"; then
-      echo "mcio-h$i: running (pid $pid), $SUBNET.$((10 + i))$( [ -f "$RUN/mcio-h$i.cgroup" ] && echo ", cgroup $(cat "$RUN/mcio-h$i.cgroup")")"
+      echo "$(hname "$i"): running (pid $pid), $(haddr "$i")$( [ -f "$RUN/mcio-h$i.cgroup" ] && echo ", cgroup $(cat "$RUN/mcio-h$i.cgroup")")$(sw link show "mcio-v$i" | grep -q 'state DOWN' && echo ", link down")"
     else
-      echo "mcio-h$i: not running"; rc=1
+      echo "$(hname "$i"): not running"; rc=1
     fi
   done
   [ $rc -ne 0 ] || counters
@@ -259,25 +291,37 @@ launcher() {
     mpich)
       for i in $(seq "$k"); do echo "mcio-h$i:$ppn"; done >"$f"
       # UCX (MPICH's ch4 device here) over TCP on eth0 between hosts, its shared memory within
-      # (but MPI_Finalize may hang: tests/hosts/on_hosts.sh).
-      echo "mpiexec.mpich -f $f -launcher rsh -launcher-exec $here/hosts-agent.sh" \
+      # (but Debian's MPICH 4.0.2 may hang in MPI_Finalize: tests/hosts/on_hosts.sh).
+      echo "${MCIO_HOSTS_MPIEXEC:-mpiexec.mpich} -f $f -launcher rsh -launcher-exec $here/hosts-agent.sh" \
            "-genv UCX_NET_DEVICES eth0" ;;
     openmpi)
       for i in $(seq "$k"); do echo "mcio-h$i slots=$ppn"; done >"$f"
-      echo "mpiexec.openmpi --allow-run-as-root --oversubscribe --hostfile $f" \
+      echo "${MCIO_HOSTS_MPIEXEC:-mpiexec.openmpi} --allow-run-as-root --oversubscribe --hostfile $f" \
            "--mca plm_rsh_agent $here/hosts-agent.sh --mca plm_rsh_no_tree_spawn 1" \
            "--mca btl tcp,vader,self --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0" ;;
     *) die "launcher: MPI '$mpi' is neither mpich nor openmpi" ;;
   esac
 }
 
+# A partition: HOST's link down at the bridge (its packets and those to it dropped, its own
+# eth0 without carrier), or up again.
+link_updown() {
+  local i
+  i=$(host_index "${1:?link: which host?}")
+  case "${2:-}" in
+    down|up) sw link set "mcio-v$i" "$2" ;;
+    *) die "link: '${2:-}' is neither down nor up (usage: link HOST down|up)" ;;
+  esac
+}
+
 case "${1:-}" in
   up) shift; up "$@" ;;
+  link) shift; link_updown "$@" ;;
   down) down ;;
   status) status ;;
   exec) shift; exec_host "$@" ;;
   counters) counters ;;
   launcher) shift; launcher "$@" ;;
   shared) echo "$SHARED" ;;
-  *) echo "usage: scripts/hosts.sh up N [--link RATE] [--mem SIZE] | down | status | exec HOST -- CMD... | counters | launcher MPI PPN [K] | shared" >&2; exit 2 ;;
+  *) echo "usage: scripts/hosts.sh up N [--link RATE] [--mem SIZE] [--servers S] | down | link HOST down|up | status | exec HOST -- CMD... | counters | launcher MPI PPN [K] | shared" >&2; exit 2 ;;
 esac

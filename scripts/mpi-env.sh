@@ -40,9 +40,17 @@ mpi_config() {
 # sets it); a PyPI or relocated one has no setvars.sh run, so it is set from the prefix.
 mpi_prefix_env() {
   if [ -z "${I_MPI_ROOT:-}" ] && [ -x "$1/bin/impi_info" ]; then
-    export I_MPI_ROOT=$1
+    mpi_export I_MPI_ROOT "$1"
   fi
   return 0
+}
+
+# mpi_export NAME value: exports NAME for the MPI's launcher and programs, and keeps the name
+# in mpi_exported (mpi_print passes them on).
+mpi_exported=()
+mpi_export() {
+  export "$1=$2"
+  mpi_exported+=("$1")
 }
 
 # mpi_launch <build dir>: the MPI of that build (<build>/mcio-mpi.sh, written by CMake) for a
@@ -51,6 +59,31 @@ mpi_prefix_env() {
 mpi_launch() {
   [ -f "$1/mcio-mpi.sh" ] || { echo "$1/mcio-mpi.sh is missing (configure with CMake first)" >&2; return 1; }
   . "$1/mcio-mpi.sh"
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  mpi_export OMPI_ALLOW_RUN_AS_ROOT 1
+  mpi_export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM 1
   mpi_prefix_env "$(dirname "$(dirname "$MCIO_MPIEXEC")")"
+}
+
+# mpi_build <mpi or build dir>: prints the build directory of an MPI named as scripts/build.sh
+# takes it (built incrementally by it), or the build directory given (one CMake configured:
+# <dir>/mcio-mpi.sh), for scripts that accept either.
+mpi_build() {
+  if [ -d "$1" ]; then
+    [ -f "$1/mcio-mpi.sh" ] || { echo "$1: not a build directory (no mcio-mpi.sh)" >&2; return 1; }
+    (cd "$1" && pwd)
+  else
+    "$root/scripts/build.sh" "$1"
+  fi
+}
+
+# mpi_print: after mpi_launch, what it found, for a program that is not a shell script
+# (tools/mcio_mpi.py): NUL-terminated records NAME=value for the scalars, flag=<one launcher
+# flag> each, and env:NAME=value for what mpi_launch exported for the launcher (mpi_export).
+mpi_print() {
+  local v
+  for v in MCIO_MPI MCIO_MPI_IMPL MCIO_MPI_VERSION MCIO_MPICC MCIO_MPIEXEC MCIO_MPI_ROMIO_IO; do
+    printf '%s=%s\0' "$v" "${!v}"
+  done
+  for v in "${MCIO_MPIEXEC_FLAGS[@]}"; do printf 'flag=%s\0' "$v"; done
+  for v in "${mpi_exported[@]}"; do printf 'env:%s=%s\0' "$v" "${!v}"; done
 }

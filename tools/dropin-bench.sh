@@ -5,7 +5,8 @@
 #   2. the HDF5 program tests/pmpi/h5_io.c (collective H5Dwrite of a contiguous and a chunked
 #      dataset) natively and under the layer.
 # Runs alternate, ROUNDS times each; prints every run's figures, then medians.
-# Usage: tools/dropin-bench.sh [build dir (build/openmpi)] [ranks (8)] [rounds (3)]
+# Usage: tools/dropin-bench.sh [MPI (openmpi)] [ranks (8)] [rounds (3)]
+#   MPI: a build directory, or an MPI named as scripts/build.sh takes it (built if needed)
 #
 # --calls: an unmodified MPI-IO program's calls, timed (tools/dropin-calls.c: IOR's pattern and
 # MPIIO backend, per rank open, one collective call per transfer, close, then reads of the next
@@ -16,14 +17,15 @@
 # order each round; prints every run, then per shape, phase and configuration the medians of
 # the phase (open + calls + close, as IOR counts it), the open, the close and the calls, and
 # the layer's bandwidth over the better native's.
-# Usage: tools/dropin-bench.sh --calls [build dir (build/openmpi)] [ranks (8)] [rounds (7)]
+# Usage: tools/dropin-bench.sh --calls [MPI (openmpi)] [ranks (8)] [rounds (7)]
 # MCIO_BASE_PRELOAD=<an earlier build's libmcio_preload.so>: that layer too, as base and
 # base-romio, in the same interleaved rounds (before and after in one run).
 set -euo pipefail
 calls=0
 [ "${1:-}" = --calls ] && calls=1 && shift
-b=${1:-build/openmpi} np=${2:-8} rounds=${3:-$((calls ? 7 : 3))}
+np=${2:-8} rounds=${3:-$((calls ? 7 : 3))}
 . "$(dirname "$0")/../scripts/mpi-env.sh"
+b=$(mpi_build "${1:-openmpi}")
 mpi_launch "$b"
 mpiexec=("$MCIO_MPIEXEC" "${MCIO_MPIEXEC_FLAGS[@]}" -n "$np")
 lib=$(realpath "$b/src/pmpi/libmcio_preload.so")

@@ -3,12 +3,14 @@
 
 Runs tests/gluster's gluster_io program for each fault (a brick killed during a collective
 write, during a read, killed and restarted between two calls, a volume that fills) with
---api mcio and --api mpi (MPI_File_write_all / read_all: Open MPI's OMPIO, Open MPI's ROMIO
-with --mca io romio321, MPICH's ROMIO), each under a deadline, and writes what each did:
-one JSON object per run (out/gluster/faults.json) and a Markdown table on stdout
-(docs/reliability.md). Needs scripts/gluster.sh up and both builds (scripts/build.sh).
+--api mcio and --api mpi (MPI_File_write_all / read_all with each native engine of each MPI:
+Open MPI's OMPIO and its ROMIO component, the MPICH family's ROMIO), each under a deadline, and
+writes what each did: one JSON object per run (out/gluster/faults.json) and a Markdown table on
+stdout (docs/reliability.md). Needs scripts/gluster.sh up; the MPIs are named as
+scripts/build.sh takes them (built if needed) and launched as their builds found
+(tools/mcio_mpi.py).
 
-Usage: tools/mcio-gluster-faults.py [--ranks N] [--deadline S] [--out PATH]
+Usage: tools/mcio-gluster-faults.py [--ranks N] [--deadline S] [--out PATH] [--mpis openmpi,mpich]
 """
 import argparse
 import json
@@ -20,15 +22,21 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GLUSTER = os.path.join(ROOT, "scripts", "gluster.sh")
 ON = os.path.join(ROOT, "tests", "gluster", "on_gluster.sh")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import mcio_mpi  # noqa: E402
 
-# (name, build, api, extra mpiexec flags)
-ENGINES = [
-    ("mcio (Open MPI)", "openmpi", "mcio", []),
-    ("OMPIO (Open MPI 4.1)", "openmpi", "mpi", []),
-    ("ROMIO (Open MPI's romio321)", "openmpi", "mpi", ["--mca", "io", "romio321"]),
-    ("mcio (MPICH)", "mpich", "mcio", []),
-    ("ROMIO (MPICH 4)", "mpich", "mpi", []),
-]
+
+def engines_of(mpi):
+    """(name, MPI, api, native engine) of one MPI: mcio over it, then each native engine."""
+    what = "%s %s" % (mpi.impl, mpi.version)
+    out = [("mcio (%s)" % what, mpi, "mcio", None)]
+    for io in mpi.natives():
+        label = "OMPIO" if io == "ompio" else "ROMIO" + (
+            " %s" % mpi.romio_io if mpi.family == "openmpi" else "")
+        out.append(("%s (%s)" % (label, what), mpi, "mpi", io))
+    return out
+
+
 SCENARIOS = [
     ("write-kill", [], ["--calls", "6"]),
     ("read-kill", [], ["--calls", "4"]),
@@ -38,19 +46,16 @@ SCENARIOS = [
 
 
 def run(engine, scenario, ranks, deadline):
-    name, build, api, flags = engine
+    name, mpi, api, io = engine
     scen, where, args = scenario
-    bdir = os.path.join(ROOT, "build", build)
-    mpiexec = ["mpiexec." + build, "-n", str(ranks)]
-    if build == "openmpi":
-        mpiexec += ["--oversubscribe", "--allow-run-as-root"]
-    cmd = [ON, "--heal", "--deadline", str(deadline)] + where + ["--"] + mpiexec + flags + [
-        os.path.join(bdir, "tests", "gluster", "gluster_io"), scen, "--file", "@DIR@/f",
+    cmd = [ON, "--heal", "--deadline", str(deadline)] + where + ["--"] + mpi.launch(ranks, io) + [
+        os.path.join(mpi.build, "tests", "gluster", "gluster_io"), scen, "--file", "@DIR@/f",
         "--api", api, "--blocks", "8", "--block", "262144",
         "--pid-cmd", GLUSTER + " brick-pid-of", "--restart", GLUSTER + " restart-bricks mcio"] + args
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    p = subprocess.run(cmd, env=mpi.env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
     out = p.stdout
-    rec = {"engine": name, "mpi": build, "api": api, "scenario": scen, "ranks": ranks,
+    rec = {"engine": name, "mpi": str(mpi), "api": api, "scenario": scen, "ranks": ranks,
            "exit": p.returncode, "hang": "deadline of" in out}
     m = re.search(r"^RESULT (.*)$", out, re.M)
     if m:
@@ -89,14 +94,20 @@ def main():
     ap.add_argument("--ranks", type=int, default=4)
     ap.add_argument("--deadline", type=int, default=120)
     ap.add_argument("--out", default=os.path.join(ROOT, "out", "gluster", "faults.json"))
+    ap.add_argument("--mpis", default="openmpi,mpich",
+                    help="the MPIs, as scripts/build.sh takes them (default openmpi,mpich)")
     a = ap.parse_args()
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     env_ok = subprocess.run([GLUSTER, "status"], stdout=subprocess.DEVNULL).returncode == 0
     if not env_ok:
         sys.exit("mcio-gluster-faults: the volume is not up (scripts/gluster.sh up)")
+    try:
+        engines = [e for m in a.mpis.split(",") for e in engines_of(mcio_mpi.find(m))]
+    except mcio_mpi.MPIError as e:
+        sys.exit("mcio-gluster-faults: %s" % e)
     recs = []
-    for e in ENGINES:
-        ranks = min(a.ranks, 3) if e[1] == "mpich" else a.ranks  # MPICH busy-polls
+    for e in engines:
+        ranks = min(a.ranks, 3) if e[1].family == "mpich" else a.ranks  # MPICH busy-polls
         for s in SCENARIOS:
             print("%-28s %-10s ..." % (e[0], s[0]), file=sys.stderr, flush=True)
             r = run(e, s, ranks, a.deadline)
@@ -109,7 +120,7 @@ def main():
     scen = [s[0] for s in SCENARIOS]
     print("| engine | " + " | ".join(scen) + " |")
     print("|---" * (len(scen) + 1) + "|")
-    for e in ENGINES:
+    for e in engines:
         row = [verdict(r) for s in scen for r in recs if r["engine"] == e[0] and r["scenario"] == s]
         print("| %s | %s |" % (e[0], " | ".join(row)))
 

@@ -3,16 +3,20 @@
 I/O and each of mcio's options, and dd's throughput on the mount as the physical limit.
 
     tools/mcio-gluster-sweep.py run  [--ranks 8] [--size 4m] [--reps 3] [--out out/gluster/sweep.json]
+                                     [--mpi MPI | --build DIR]
     tools/mcio-gluster-sweep.py plot out/gluster/sweep.json [--png docs/figures/gluster-sweep.png]
     tools/mcio-gluster-sweep.py table out/gluster/sweep.json     (Markdown, for docs/performance.md)
 
-run needs scripts/gluster.sh up and build/openmpi. Each repetition runs every variant once, in a
-rotated order (rep r starts at variant r), one mcio-bench process per variant (--reps 1, every
-byte verified), so that a ratio to native OMPIO compares runs taken minutes apart at most under
-the same load of a shared host; the tables give medians over repetitions of those per-repetition
-ratios and of the bandwidths. Variants (hints through mcio-bench --hint):
+run needs scripts/gluster.sh up; it runs the MPI named as scripts/build.sh takes it (--mpi,
+default Debian's Open MPI; built if needed) or a build (--build), launched as its build found
+(tools/mcio_mpi.py); a native engine that MPI lacks (OMPIO on the MPICH family) is left out.
+Each repetition runs every variant once, in a rotated order (rep r starts at variant r), one
+mcio-bench process per variant (--reps 1, every byte verified), so that a ratio to native OMPIO
+compares runs taken minutes apart at most under the same load of a shared host; the tables give
+medians over repetitions of those per-repetition ratios and of the bandwidths. Variants (hints
+through mcio-bench --hint):
 
-    native OMPIO, native ROMIO (--mca io romio321)
+    native OMPIO, native ROMIO (Open MPI's ROMIO component: romio321 in 4.x, romio341 in 5.x)
     mcio aggregated (the defaults: one aggregator per node, 16 MiB buffer, shard-aligned domains)
     mcio independent (romio_cb_write=disable, romio_cb_read=disable: each rank its own pieces)
     mcio pipeline depth 2 and 4 (two-sided), rma (one-sided, depth 2)
@@ -34,39 +38,40 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+import mcio_mpi  # noqa: E402
 
 WORKLOADS = ["contiguous", "ior", "mpi-io-test", "coll_perf", "flash-io", "hacc-aos", "hacc-soa",
              "gcrm", "random", "tapioca"]
-# name, mcio-bench --engine, extra mpiexec flags, hints
+# name, mcio-bench --engine, native engine (tools/mcio_mpi.py; None: the library's default), hints
 VARIANTS = [
-    ("native OMPIO", "native", [], []),
-    ("native ROMIO", "native", ["--mca", "io", "romio321"], []),
-    ("mcio aggregated", "mcio", [], []),
-    ("mcio independent", "mcio", [], ["romio_cb_write=disable", "romio_cb_read=disable"]),
-    ("mcio depth 2", "mcio", [], ["mcio_pipeline_depth=2"]),
-    ("mcio depth 4", "mcio", [], ["mcio_pipeline_depth=4"]),
-    ("mcio rma", "mcio", [], ["mcio_transport=rma", "mcio_pipeline_depth=2"]),
-    ("mcio cb_nodes 2", "mcio", [], ["cb_nodes=2"]),
-    ("mcio cb_nodes 4", "mcio", [], ["cb_nodes=4"]),
-    ("mcio no sync", "mcio", [], ["mcio_write_sync=false"]),
-    ("limit", "limit", [], []),
-    ("dd", "dd", [], []),
+    ("native OMPIO", "native", "ompio", []),
+    ("native ROMIO", "native", "romio", []),
+    ("mcio aggregated", "mcio", None, []),
+    ("mcio independent", "mcio", None, ["romio_cb_write=disable", "romio_cb_read=disable"]),
+    ("mcio depth 2", "mcio", None, ["mcio_pipeline_depth=2"]),
+    ("mcio depth 4", "mcio", None, ["mcio_pipeline_depth=4"]),
+    ("mcio rma", "mcio", None, ["mcio_transport=rma", "mcio_pipeline_depth=2"]),
+    ("mcio cb_nodes 2", "mcio", None, ["cb_nodes=2"]),
+    ("mcio cb_nodes 4", "mcio", None, ["cb_nodes=4"]),
+    ("mcio no sync", "mcio", None, ["mcio_write_sync=false"]),
+    ("limit", "limit", None, []),
+    ("dd", "dd", None, []),
 ]
 BASE = "native OMPIO"
 
 
-def bench_once(args, variant, workload, outdir):
-    name, engine, flags, hints = variant
+def bench_once(args, mpi, variant, workload, outdir):
+    name, engine, io, hints = variant
     jpath = os.path.join(outdir, "one.json")
-    cmd = ["mpiexec.openmpi", "--oversubscribe", "--allow-run-as-root", "-n", str(args.ranks)]
-    cmd += flags + [os.path.join(ROOT, "build", "openmpi", "mcio-bench"), "--engine", engine,
+    cmd = mpi.launch(args.ranks, io)
+    cmd += [os.path.join(mpi.build, "mcio-bench"), "--engine", engine,
                     "--pattern", workload, "--size", args.size, "--reps", "1", "--dir", outdir,
                     "--json", jpath]
     for h in hints:
         cmd += ["--hint", h]
     t = time.time()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=args.timeout)
+    p = subprocess.run(cmd, env=mpi.env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True, timeout=args.timeout)
     rec = {"variant": name, "workload": workload, "command": " ".join(cmd), "exit": p.returncode,
            "seconds": round(time.time() - t, 2)}
     if p.returncode != 0:
@@ -85,8 +90,10 @@ def run(args):
     if subprocess.run([os.path.join(ROOT, "scripts", "gluster.sh"), "status"],
                       stdout=subprocess.DEVNULL).returncode != 0:
         sys.exit("mcio-gluster-sweep: the volume is not up (scripts/gluster.sh up)")
+    mpi = mcio_mpi.from_args(args, "mcio-gluster-sweep")
     os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
     doc = {"ranks": args.ranks, "size": args.size, "reps": args.reps, "mount": mnt,
+           "mpi": str(mpi),
            "volume": subprocess.run(["gluster", "--mode=script", "volume", "info", "mcio"],
                                     stdout=subprocess.PIPE, text=True).stdout,
            "runs": []}
@@ -95,6 +102,11 @@ def run(args):
             doc = json.load(f)
     done = {(r["variant"], r["workload"], r["rep"]) for r in doc["runs"]}
     variants = [v for v in VARIANTS if not args.only or v[0] in args.only.split(",")]
+    lacks = [v for v in variants if v[2] and mcio_mpi.engine_name(v[2]) not in mpi.natives()]
+    if lacks:
+        print("mcio-gluster-sweep: %s has no %s: left out" % (
+            mpi, ", ".join(v[0] for v in lacks)), file=sys.stderr)
+        variants = [v for v in variants if v not in lacks]
     total = args.reps * len(WORKLOADS) * len(variants)
     n = 0
     for rep in range(args.reps):
@@ -106,7 +118,7 @@ def run(args):
                     continue
                 with tempfile.TemporaryDirectory(dir=mnt, prefix="sweep.") as d:
                     try:
-                        rec = bench_once(args, v, w, d)
+                        rec = bench_once(args, mpi, v, w, d)
                     except subprocess.TimeoutExpired:
                         rec = {"variant": v[0], "workload": w, "exit": -1, "error": "timeout"}
                 rec["rep"] = rep
@@ -210,6 +222,7 @@ def main():
     r.add_argument("--timeout", type=int, default=600)
     r.add_argument("--only", default="", help="comma-separated variant names")
     r.add_argument("--out", default=os.path.join(ROOT, "out", "gluster", "sweep.json"))
+    mcio_mpi.add_arguments(r)
     p = sub.add_parser("plot")
     p.add_argument("json")
     p.add_argument("--png", default=os.path.join(ROOT, "docs", "figures", "gluster-sweep.png"))

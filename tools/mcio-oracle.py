@@ -9,7 +9,7 @@ aggregators per node) and the MPI library's own collective I/O (ROMIO; Open MPI'
 Each repetition runs the default and every own configuration side by side in one mcio-bench
 process (mcio-bench --config), beside the native collective I/O the MPI library uses unless
 told (OMPIO on Open MPI, ROMIO on MPICH); each other native (Open MPI's ROMIO) runs in a
-process of its own beside the default over it (default-on-romio321: mcio over that MPI-IO).
+process of its own beside the default over it (default-on-romio: mcio over that MPI-IO).
 Within a process the cases take turns call by call, so what the host does to the process (a
 busy neighbour, the MPI library's first slow collectives, where the kernel put its memory) it
 does to all of them; each native runs twice in its process (mcio-bench --native-again), a
@@ -44,6 +44,7 @@ job: ratios are then of medians, and the report gives the default's spread acros
 processes beside the better native's.
 
   tools/mcio-oracle.py run [--reps 7] [--sites tmp,gluster,mpich] [--alone] [--out out/oracle.json]
+                          [--mpi MPI]
   tools/mcio-oracle.py report out/oracle.json [--png docs/figures/oracle.png]
 
 `run` prints one progress line per mcio-bench run and writes JSON; `report` prints the
@@ -70,6 +71,8 @@ import time
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import mcio_mpi  # noqa: E402
 PATTERNS = ["contiguous", "ior", "coll_perf", "hacc-aos", "hacc-soa", "random", "tapioca",
             "mpi-io-test", "gcrm", "flash-io"]
 BOTH = lambda k, v: ["romio_cb_write=" + v, "romio_cb_read=" + v]  # noqa: E731
@@ -88,17 +91,18 @@ OWN = {
 }
 # The bar on the default's spread across processes (issue 48): one job's default is another's.
 SPREAD_BAR = 0.15
+# mpi: the site's MPI as scripts/build.sh takes it (run --mpi: another), launched as its build
+# found (tools/mcio_mpi.py). Filled in by run (site_conf): natives, the MPI library's collective
+# I/O engines to compare with; native, the one it uses unless told (Open MPI's --mca io), which
+# runs in the process of mcio's configurations; mpi_found, which MPI that was.
 SITES = {
-    # natives: the MPI library's collective I/O to compare with; native: the one it uses unless
-    # told (Open MPI's --mca io), which runs in the process of mcio's configurations.
-    "tmp": {"mpi": "openmpi", "ranks": 8, "base": "/tmp", "size": "2m", "natives": ["romio321", "ompio"],
-            "native": "ompio", "calls": 10},
+    "tmp": {"mpi": "openmpi", "ranks": 8, "base": "/tmp", "size": "2m", "calls": 10},
     # The same footing for every engine on GlusterFS: each file created before it is opened
     # (ROMIO's and OMPIO's opens let ranks open it while the creating descriptor is still open,
     # which hands them the kernel's page cache on this direct-io-mode=enable mount), and the
     # natives' writes ending with MPI_File_sync, as mcio's do there (mcio_write_sync auto).
     "gluster": {"mpi": "openmpi", "ranks": 8, "base": "/mnt/mcio-gluster", "size": "512k",
-                "natives": ["romio321", "ompio"], "native": "ompio", "args": ["--precreate"],
+                "args": ["--precreate"],
                 "native_args": ["--native-sync"],
                 # mcio-bench checks every byte through the FUSE client, the extents near each
                 # other in one read (a round of calls: 1.7 s for FLASH-IO alone when each row
@@ -109,18 +113,26 @@ SITES = {
                 "calls": 10},
     # 2 ranks, 0.3 s a run: 15 timed calls cost little and steady the site whose figures moved
     # most (docs/performance.md, thirteenth pass).
-    "mpich": {"mpi": "mpich", "ranks": 2, "base": "/tmp", "size": "2m", "natives": ["romio"],
-              "native": "romio", "calls": 15},
+    "mpich": {"mpi": "mpich", "ranks": 2, "base": "/tmp", "size": "2m", "calls": 15},
 }
+MPIS = {}  # the MPI of each build.sh name run (site_mpi)
 
 
-def mpiexec(site, io=None):
-    if site["mpi"] == "mpich":
-        return ["mpiexec.mpich", "-n", str(site["ranks"])]
-    cmd = ["mpiexec.openmpi", "--oversubscribe", "--allow-run-as-root", "-n", str(site["ranks"])]
-    if io:
-        cmd += ["--mca", "io", io]
-    return cmd
+def site_mpi(site):
+    if site["mpi"] not in MPIS:
+        try:
+            MPIS[site["mpi"]] = mcio_mpi.find(site["mpi"])
+        except mcio_mpi.MPIError as e:
+            sys.exit("mcio-oracle: %s" % e)
+    return MPIS[site["mpi"]]
+
+
+def site_conf(s, mpi=None):
+    """Site s as run: its MPI (mpi, or the site's own) and that MPI's native engines, the
+    library's default one first."""
+    site = dict(SITES[s], mpi=mpi or SITES[s]["mpi"])
+    m = site_mpi(site)
+    return dict(site, natives=m.natives(), native=m.natives()[0], mpi_found=str(m))
 
 
 def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, calls=1, seed=1):
@@ -133,14 +145,15 @@ def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, 
     unless it is the library's default). Returns {(config name, pattern): row}, the native's
     named native-<native_io>; each row has the rates, and the default-stats run's the cost
     model's choice and predicted times (MCIO_STATS)."""
-    bench = os.path.join(ROOT, "build", site["mpi"], "mcio-bench")
+    mpi = site_mpi(site)
+    bench = os.path.join(mpi.build, "mcio-bench")
     fd, out = tempfile.mkstemp(suffix=".json", dir=dirpath)
     os.close(fd)
     stats = out + ".stats"
     io = None if native_io in (None, site["native"]) else native_io
     alone = native_io and not configs  # a native in a process of its own (run --alone)
     engines = "native" if alone else "native,mcio" if native_io else "mcio"
-    cmd = mpiexec(site, io) + [
+    cmd = mpi.launch(site["ranks"], io) + [
         bench, "--engine", engines, "--pattern", ",".join(patterns),
         "--size", site["size"], "--reps", str(calls), "--dir", dirpath, "--json", out,
         "--order-seed", str(seed)] + (
@@ -148,7 +161,7 @@ def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, 
         site.get("native_args", []) + ([] if alone else ["--native-again"]) if native_io else [])
     for name, hints in configs.items():
         cmd += ["--config", " ".join([name] + hints)]
-    env = dict(os.environ)
+    env = mpi.env()
     env.pop("MCIO_HINTS", None)
     if config == "default-stats":
         env["MCIO_STATS"] = stats  # its own run: the statistics cost collectives of their own
@@ -215,7 +228,7 @@ def merge(doc, old, sites):
 def plan_side(site, rep, s):
     """A repetition's processes side by side: one of the default, the control and every own
     configuration, beside the native the library uses unless told; one more per other native,
-    beside the default over it (default-on-romio321: mcio over that MPI-IO). default-again:
+    beside the default over it (default-on-romio: mcio over that MPI-IO). default-again:
     the default once more, a control that is neither own nor native: how far the same
     configuration measured twice lands from the best own (the noise floor). Rotated: no
     process always first (within one, mcio-bench draws the cases' order, --order-seed)."""
@@ -247,13 +260,13 @@ def run(args):
            "calls": {s: args.calls or SITES[s]["calls"] for s in sites}, "warmup": not args.cold,
            "order": "shuffled" if args.alone else "rotated",
            "pairing": "alone" if args.alone else "process", "patterns": patterns,
-           "sites": {s: SITES[s] for s in sites}, "runs": []}
+           "sites": {s: site_conf(s, args.mpi) for s in sites}, "runs": []}
     if args.merge:
         with open(args.merge) as f:
             merge(doc, json.load(f), sites)
     plan = []
     for s in sites:
-        site = SITES[s]
+        site = doc["sites"][s]
         for rep in range(args.reps):
             plan += plan_alone(s, site, rep) if args.alone else plan_side(site, rep, s)
             plan.append((s, rep, "default-stats", {"default-stats": []}, None))
@@ -261,7 +274,7 @@ def run(args):
     dirs = {}
     try:
         for i, (s, rep, name, configs, native) in enumerate(plan):
-            site = SITES[s]
+            site = doc["sites"][s]
             if s not in dirs:
                 dirs[s] = tempfile.mkdtemp(prefix="mcio-oracle.", dir=site["base"])
             t = time.time()
@@ -550,8 +563,8 @@ def report(args):
     if doc.get("pairing") == "process":
         print("Ratios are medians of ratios taken within each process: the default and every "
               "own configuration side by side, beside the library's default native; an other "
-              "native beside mcio's default over it (default/native for romio321 on Open MPI "
-              "is mcio over romio321 against it).")
+              "native beside mcio's default over it (default/native for ROMIO on Open MPI "
+              "is mcio over ROMIO against it).")
     again = [r for r in rows if r["again_own"] is not None]
     if again:
         print("The control (the default measured again, as another configuration of the same "
@@ -600,11 +613,10 @@ def report(args):
         print("Against the default it replaced (fit): median %.2f, %d of %d at least 0.9."
               % (statistics.median(fits), sum(x >= 0.9 for x in fits), len(fits)))
     if args.png:
-        plot(rows, args.png, doc.get("pairing") == "process")
+        plot(rows, args.png, doc["sites"], doc.get("pairing") == "process")
 
 
-def plot(rows, png, paired=False):
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
+def plot(rows, png, sites, paired=False):
     import mcio_venv
     mcio_venv.use_venv()  # matplotlib is in the project's .venv (scripts/setup.sh)
     import matplotlib
@@ -634,7 +646,7 @@ def plot(rows, png, paired=False):
             ax.set_yscale("log")
             for set_format in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
                 set_format(FormatStrFormatter("%.3g"))  # 0.9, 1.15, 2: not 9x10^-1
-            ax.set_title("%s (%s, %d ranks), %s" % (s, SITES[s]["mpi"], SITES[s]["ranks"], op),
+            ax.set_title("%s (%s, %d ranks), %s" % (s, sites[s]["mpi"], sites[s]["ranks"], op),
                          fontsize=9)
             if i == 0 and j == 0:
                 ax.legend(fontsize=8)
@@ -662,6 +674,9 @@ def main():
     r.add_argument("--cold", action="store_true",
                    help="no untimed warm-up call per case (each timed call may be the first)")
     r.add_argument("--merge", help="a previous run's JSON whose other sites' runs are kept")
+    r.add_argument("--mpi", help="the MPI of every site run, as scripts/build.sh takes it "
+                   "(default: each site's own, %s; built if needed)" % ", ".join(
+                       "%s at %s" % (v["mpi"], k) for k, v in SITES.items()))
     r.add_argument("--alone", action="store_true",
                    help="each configuration, the default and each native in a process of its "
                         "own, shuffled (as users run one configuration a job); the report "

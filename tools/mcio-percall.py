@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """Per-call cost of mcio's default against its own independent path and native ROMIO (issue 20).
 
-Interleaved runs of mcio-bench (Open MPI, 8 ranks oversubscribed, 2 MiB per rank, files in a
-temporary directory under --dir), each run --calls calls of every pattern; prints, per pattern,
-operation and configuration, the median bandwidth of all calls and the median of each run's
-t_metadata (the slowest rank's collectives before a byte moves) and t_io (its file access), as
-MCIO_STATS records it; mcio-bench reports each run's median).
+Interleaved runs of mcio-bench (--mpi: Debian's Open MPI unless told; 8 ranks, 2 MiB per rank,
+files in a temporary directory under --dir), each run --calls calls of every pattern; prints,
+per pattern, operation and configuration, the median bandwidth of all calls and the median of
+each run's t_metadata (the slowest rank's collectives before a byte moves) and t_io (its file
+access), as MCIO_STATS records it; mcio-bench reports each run's median).
 
   tools/mcio-percall.py [--reps 7] [--patterns ior,hacc-soa] [--base DIR] [--own NAME=HINTS]
+                        [--mpi MPI | --build DIR] [--ranks 8]
 
---base DIR: a copy of an earlier build's mcio-bench and libmcio.so (cp build/openmpi/mcio-bench
-build/openmpi/libmcio.so* DIR), run as "base-default" beside the current build: before and
+--base DIR: a copy of an earlier build's mcio-bench and libmcio.so (cp BUILD/mcio-bench
+BUILD/libmcio.so* DIR), run as "base-default" beside the current build: before and
 after in the same interleaved run. --own NAME=HINT,HINT: one more configuration of the
 current build (e.g. aggs2=mcio_strategy=fit,romio_cb_write=enable,romio_cb_read=enable,cb_nodes=2). Files under /tmp live in the page cache; the host may be
 shared, so compare the configurations of one run, not runs.
@@ -22,7 +23,8 @@ import statistics
 import subprocess
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import mcio_mpi
+
 DISABLE = ["romio_cb_write=disable", "romio_cb_read=disable"]
 
 
@@ -37,11 +39,14 @@ def main():
                     help="one more configuration of the current build, e.g. "
                     "depth2=mcio_strategy=fit,romio_cb_write=enable,mcio_pipeline_depth=2 "
                     "(repeatable)")
+    ap.add_argument("--ranks", type=int, default=8)
+    mcio_mpi.add_arguments(ap)
     a = ap.parse_args()
-    build = os.path.join(ROOT, "build", "openmpi")
+    mpi = mcio_mpi.from_args(a, "mcio-percall")
+    build = mpi.build
     # name -> (directory of mcio-bench, hints; None: native ROMIO)
     configs = {"default": (build, []), "fit-independent": (build, ["mcio_strategy=fit"] + DISABLE),
-               "romio321": (build, None)}
+               "romio": (build, None)}
     for own in a.own:
         name, _, hints = own.partition("=")
         configs[name] = (build, hints.split(",") if hints else [])
@@ -54,15 +59,13 @@ def main():
         for rep in range(a.reps):
             for name, (where, hints) in configs.items():
                 out = os.path.join(d, "run.json")
-                cmd = ["mpiexec.openmpi", "--oversubscribe", "--allow-run-as-root", "-n", "8"]
-                if hints is None:
-                    cmd += ["--mca", "io", "romio321"]
+                cmd = mpi.launch(a.ranks, "romio" if hints is None else None)
                 cmd += [os.path.join(where, "mcio-bench"), "--engine",
                         "native" if hints is None else "mcio", "--pattern", a.patterns,
                         "--size", "2m", "--reps", str(a.calls), "--dir", d, "--json", out]
                 for h in hints or []:
                     cmd += ["--hint", h]
-                env = dict(os.environ)
+                env = mpi.env()
                 env.pop("MCIO_STATS", None)
                 env.pop("MCIO_HINTS", None)
                 if where != build:

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """mcio-sweep: run a parameter sweep of mcio-bench and draw the papers' figures.
 
-    tools/mcio-sweep.py run SWEEP.json [--out out/sweep-NAME.json] [--build build]
+    tools/mcio-sweep.py run SWEEP.json [--out out/sweep-NAME.json] [--mpi MPI | --build DIR]
     tools/mcio-sweep.py plot out/sweep-NAME.json [--png-prefix out/sweep-NAME]
     tools/mcio-sweep.py dd --dir /tmp --size 512m --out out/dd.json
     tools/mcio-sweep.py report --doc docs/sweep.md --figures docs/figures \
@@ -16,8 +16,12 @@ A sweep is a small JSON description; every list is an axis and the cases are the
 
     {
       "name": "buffers",
-      "mpi": "openmpi",                  # or "mpich" (then native_io is ROMIO)
-      "native_io": ["ompio", "romio321"],# Open MPI's io component for the native engine
+      "mpi": "openmpi",                  # as scripts/build.sh takes it: openmpi, mpich,
+                                         # openmpi5, mpich5, impi, /path/to/mpicc (--mpi or
+                                         # --build override it)
+      "native_io": ["ompio", "romio"],   # the native engine: Open MPI's ompio or its ROMIO
+                                         # component (romio321/romio341, found); the MPICH
+                                         # family's is romio. Default: the MPI's default engine
       "ranks": [8],
       "workloads": ["ior", "coll_perf"], # mcio-bench --pattern names: contiguous, ior, coll_perf,
                                          # hacc-aos, hacc-soa, random, tapioca, mpi-io-test,
@@ -51,6 +55,7 @@ import sys
 import tempfile
 import time
 
+import mcio_mpi
 import mcio_venv
 
 AXES = ("native_io", "ranks", "workloads", "sizes", "buffers")
@@ -71,15 +76,12 @@ def load_description(path):
     for k in ("mpi", "ranks", "workloads", "sizes", "buffers"):
         if k not in d:
             fail("%s: the description needs '%s'" % (path, k))
-    if d["mpi"] not in ("openmpi", "mpich"):
-        fail("%s: mpi is '%s', not openmpi or mpich" % (path, d["mpi"]))
     d.setdefault("name", os.path.splitext(os.path.basename(path))[0])
-    d.setdefault("native_io", ["ompio"] if d["mpi"] == "openmpi" else ["romio"])
     d.setdefault("strategies", ["romio"])
     d.setdefault("reps", 5)
     d.setdefault("hints", {})
     d.setdefault("env", {})
-    for k in AXES + ("strategies",):
+    for k in AXES[1:] + ("strategies",):
         if not isinstance(d[k], list) or not d[k]:
             fail("%s: '%s' must be a non-empty list" % (path, k))
     return d
@@ -94,13 +96,10 @@ def key_of(case):
     return "|".join(str(case[k]) for k in KEYS)
 
 
-def command(d, case, bench, json_path):
-    if d["mpi"] == "openmpi":
-        cmd = ["mpiexec.openmpi", "--oversubscribe", "-n", str(case["ranks"]),
-               "--mca", "io", case["native_io"]]
-    else:
-        cmd = ["mpiexec.mpich", "-n", str(case["ranks"])]
-    cmd += [bench, "--engine", "all" if d.get("limit") else "both", "--pattern", case["workload"], "--size", str(case["size"]),
+def command(d, case, mpi, json_path):
+    cmd = mpi.launch(case["ranks"], case["native_io"])
+    cmd += [os.path.join(mpi.build, "mcio-bench"), "--engine", "all" if d.get("limit") else "both",
+            "--pattern", case["workload"], "--size", str(case["size"]),
             "--reps", str(d["reps"]), "--hint", "cb_buffer_size=%d" % size_bytes(case["buffer"]),
             "--strategies", ",".join(d["strategies"]), "--json", json_path]
     for k, v in sorted(d["hints"].items()):
@@ -146,9 +145,15 @@ def run_case(make_command, env=None):
 def run(args):
     d = load_description(args.sweep)
     out = args.out or os.path.join("out", "sweep-%s.json" % d["name"])
-    bench = os.path.join(args.build or os.path.join("build", d["mpi"]), "mcio-bench")
-    if not os.access(bench, os.X_OK):
-        fail("%s is not built (scripts/build.sh %s)" % (bench, d["mpi"]))
+    try:
+        mpi = mcio_mpi.find(args.mpi or d["mpi"], args.build)
+        d.setdefault("native_io", mpi.natives()[:1])
+        if not isinstance(d["native_io"], list) or not d["native_io"]:
+            fail("%s: 'native_io' must be a non-empty list" % args.sweep)
+        for io in d["native_io"]:
+            mpi.engine_args(io)
+    except mcio_mpi.MPIError as e:
+        fail(str(e))
     doc = resume(out, d)
     done = {c["key"] for c in doc["cases"]}
     todo = [c for c in cases_of(d) if key_of(c) not in done]
@@ -156,7 +161,7 @@ def run(args):
     if done:
         print("mcio-sweep: %d of %d cases already in %s, %d to run" % (len(done), total, out,
               len(todo)), file=sys.stderr)
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = mpi.env()
     env.update({k: str(v) for k, v in d["env"].items()})
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     start, failures = time.time(), 0
@@ -166,7 +171,7 @@ def run(args):
         print("mcio-sweep: case %d/%d %s  (elapsed %.0f s, about %.0f s left)"
               % (len(done) + i + 1, total, key_of(case), elapsed, eta), file=sys.stderr)
         t0 = time.time()
-        cmd, proc, bench_doc = run_case(lambda jpath: command(d, case, bench, jpath), env)
+        cmd, proc, bench_doc = run_case(lambda jpath: command(d, case, mpi, jpath), env)
         doc["elapsed_s"] = doc.get("elapsed_s", 0) + time.time() - t0
         ok = proc.returncode == 0 and bench_doc is not None
         if not ok:
@@ -390,8 +395,8 @@ def machine_lines(docs):
         lib = " ".join(m.get("mpi_library_version", "?").split("\n")[0].split(",")[0].split())
         if lib not in libs:
             libs.append(lib)
-    lines.append("- MPI: " + "; ".join(libs) + " (native = ROMIO for MPICH, OMPIO or its ROMIO "
-                 "`romio321` for Open MPI, as each table says)")
+    lines.append("- MPI: " + "; ".join(libs) + " (native = ROMIO for the MPICH family, OMPIO "
+                 "or its ROMIO component for Open MPI, as each table says)")
     return lines
 
 
@@ -511,7 +516,9 @@ def main():
     r = sub.add_parser("run", help="run the cases of a sweep description, then plot")
     r.add_argument("sweep")
     r.add_argument("--out", help="the sweep's JSON (default out/sweep-NAME.json)")
-    r.add_argument("--build", help="build directory holding mcio-bench (default build/MPI)")
+    r.add_argument("--mpi", help="the MPI, as scripts/build.sh takes it (default: the "
+                   "description's; built if needed)")
+    r.add_argument("--build", help="a build directory to use as it is (instead of the MPI)")
     r.add_argument("--no-plot", action="store_true")
     p = sub.add_parser("plot", help="draw the figures of a sweep's JSON")
     p.add_argument("json")

@@ -2,8 +2,9 @@
 # Random layouts against native MPI-IO (tools/mcio-layouts.c): for each rank count, N layouts
 # written natively and through mcio (the drop-in layer, LD_PRELOAD), files compared byte for
 # byte, then read back both ways; batches of layouts per mpiexec launch.
-# Usage: tools/random-layouts.sh <build dir> <layouts per rank count> <ranks...>
-#   (the build's MPI and launcher: <build dir>/mcio-mpi.sh)
+# Usage: tools/random-layouts.sh <MPI> <layouts per rank count> <ranks...>
+#   MPI: a build directory, or an MPI named as scripts/build.sh takes it (built if needed);
+#   the build's launcher and its flags are what CMake found (<build>/mcio-mpi.sh)
 #   SEED=<first seed> (default 1; rank count r uses seeds SEED + r * 1000000 onwards)
 #   BATCH=<layouts per launch> (default 250)
 #   OMPI_IO=<component> Open MPI's io component for both sides (default: Open MPI's default, OMPIO;
@@ -11,13 +12,13 @@
 # Prints a line per batch, every differing layout (with the seed that reproduces it) and a total;
 # exits non-zero when any layout differed or a launch failed.
 set -uo pipefail
-build=${1:?usage: random-layouts.sh <build dir> <layouts> <ranks...>}
-per=${2:?}
+per=${2:?usage: random-layouts.sh <MPI or build dir> <layouts> <ranks...>}
+[ $# -gt 2 ] || { echo "random-layouts.sh: no rank counts" >&2; exit 2; }
+. "$(dirname "$0")/../scripts/mpi-env.sh"
+build=$(mpi_build "$1") || exit 2
 shift 2
-[ $# -gt 0 ] || { echo "random-layouts.sh: no rank counts" >&2; exit 2; }
 prog="$build/mcio-layouts" preload="$build/src/pmpi/libmcio_preload.so"
 [ -x "$prog" ] && [ -f "$preload" ] || { echo "random-layouts.sh: $prog or $preload missing (build first)" >&2; exit 2; }
-. "$(dirname "$0")/../scripts/mpi-env.sh"
 mpi_launch "$build" || exit 2
 mpi=$MCIO_MPI_IMPL
 launch=("$MCIO_MPIEXEC" "${MCIO_MPIEXEC_FLAGS[@]}")

@@ -60,6 +60,11 @@ static int one_shot(mcio_file fh, int write, int64_t count, const int64_t *off, 
     if (!fh)
         return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
     int st = check_access(fh, write, local);
+    if (st == MCIO_SUCCESS && fh->fail_next) {
+        st = fh->fail_next;
+        snprintf(local, sizeof local, "%s", fh->fail_detail);
+    }
+    fh->fail_next = 0;
     if (st == MCIO_SUCCESS && vform && count > 0 && !addrs) {
         st = MCIO_ERR_ARG;
         snprintf(local, sizeof local, "%" PRId64 " extents but addrs is NULL", count);
@@ -88,6 +93,15 @@ static int one_shot(mcio_file fh, int write, int64_t count, const int64_t *off, 
         mcio_engine_plan_clear(&p);
     }
     return mcio_error_set(st, detail);
+}
+
+int mcio_file_fail_next(mcio_file fh, int status, const char *detail)
+{
+    if (!fh || status == MCIO_SUCCESS)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL or status is MCIO_SUCCESS");
+    fh->fail_next = status;
+    snprintf(fh->fail_detail, sizeof fh->fail_detail, "%s", detail ? detail : "");
+    return mcio_error_set(MCIO_SUCCESS, NULL);
 }
 
 int mcio_write_at_all(mcio_file fh, int64_t count, const int64_t offsets[], const int64_t lengths[],

@@ -141,8 +141,37 @@ void mcio_file_memory_combine_shared(mcio_file fh, const char *path, mcio_shared
 void mcio_engine_shared_plans_free(mcio_file fh);
 #endif
 
+/* A private duplicate of a user communicator with what was found on it, given back by a file's
+ * close and taken by the next open on that communicator (mcio_kept.c). */
+typedef struct mcio_kept {
+    MPI_Comm comm;             /* MPI_COMM_NULL while a file holds it */
+    mcio_machine machine;      /* detected on comm; nprocs 0: none */
+    char machine_env[1024];    /* the MCIO_VIRTUAL_* variables it was detected under */
+    int cost_ok;               /* cost, cost_source, cost_date, cost_kept hold a table */
+    char cost_key[MCIO_PATH_LEN + 128]; /* what it was read for (rank 0's) */
+    mcio_cost_table cost;
+    int cost_source, cost_kept;
+    int64_t cost_date;
+    char cost_file[MCIO_PATH_LEN + 96]; /* the cache the online check's corrections go to */
+    struct mcio_kept_pool *pool;
+    struct mcio_kept *next;
+} mcio_kept;
+
+/* Local: comm's kept handle if its pool has one, else a new empty one (comm MPI_COMM_NULL),
+ * NULL without memory. Every rank of an open takes alike: pools change only in opens and
+ * closes, which are collective. */
+mcio_kept *mcio_kept_take(MPI_Comm comm);
+/* Local: k back to its pool when it holds a communicator and its user communicator is still
+ * there, else freed. */
+void mcio_kept_give(mcio_kept *k);
+void mcio_kept_free(mcio_kept *k);
+/* Local: the MCIO_VIRTUAL_* variables the machine's detection reads, as one string into out;
+ * -1 when they do not fit in cap. */
+int mcio_kept_machine_env(char *out, size_t cap);
+
 struct mcio_file_s {
     MPI_Comm comm; /* private duplicate: our messages never meet the application's */
+    mcio_kept *kept; /* where comm, the machine and the costs go at close; NULL: nowhere */
     int rank, nprocs;
     int amode;
     int can_read; /* the backend may read (read-modify-write of holes is possible) */
@@ -161,6 +190,8 @@ struct mcio_file_s {
     int local_read;  /* reads go through it (it is readable, and not direct_read) */
     int local_write; /* writes go through it (it is writable, and not direct_write) */
     int live_plans;
+    int fail_next;                         /* mcio_file_fail_next's status, 0: none */
+    char fail_detail[MCIO_DETAIL_LEN];     /* and its detail */
     mcio_rank_record *summaries; /* [nprocs]: allgather buffer, allocated at open so a call
                                     never fails before it (mcio_file_gather_records) */
 #ifdef MCIO_SIMULATE

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include "mcio_engine.h"
@@ -140,23 +141,62 @@ static int read_hints(MPI_Info info, mcio_hints *h, MPI_Info given, char detail[
     return apply_info(info, h, given, "MPI_Info", detail);
 }
 
-/* Collective: what the file system is and how it stripes files (rank 0 probes, after the open,
- * so that the file exists), and what follows from it: the stripe that file domains align on when
- * the striping_unit hint does not say, and whether writes end with a sync; and its block size,
- * the alignment unit of sub-buffers when no stripe size is given (statvfs, as fstatfs would;
- * 4096 when it cannot tell). One broadcast for both. */
+/* What the file system holding path is and how it stripes files, and what follows from it: the
+ * stripe that file domains align on when the striping_unit hint does not say, and whether
+ * writes end with a sync; and its block size, the alignment unit of sub-buffers when no stripe
+ * size is given (statvfs, as fstatfs would; 4096 when it cannot tell). Local: each rank's, kept
+ * per process for the device that holds path (a file system's kind and layout are its mount's),
+ * as ROMIO resolves the kind on every rank; the open checks that the ranks found the same. */
+typedef struct fs_found {
+    mcio_fsinfo fs;
+    int64_t block;
+} fs_found;
+
+static fs_found probe_fs_local(const char *path)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        dev_t dev;
+        int valid;
+        fs_found got;
+    } last;
+    fs_found got = {.block = 4096};
+    struct stat sb;
+    int known = stat(path, &sb) == 0;
+    pthread_mutex_lock(&lock);
+    if (known && last.valid && last.dev == sb.st_dev)
+        got = last.got;
+    pthread_mutex_unlock(&lock);
+    if (known && got.fs.name[0])
+        return got;
+    struct statvfs sv;
+    mcio_fs_probe(path, &got.fs);
+    if (statvfs(path, &sv) == 0 && sv.f_bsize > 0 && sv.f_bsize <= (1u << 30))
+        got.block = (int64_t)sv.f_bsize;
+    pthread_mutex_lock(&lock);
+    if (known)
+        last.dev = sb.st_dev, last.valid = 1, last.got = got;
+    pthread_mutex_unlock(&lock);
+    return got;
+}
+
+/* A fingerprint of what probe_fs_local found, which the ranks compare (maximum and minimum). */
+static int64_t fs_fingerprint(const mcio_file f)
+{
+    uint64_t h = 1469598103934665603ull;
+    const unsigned char *b = (const unsigned char *)&f->fs;
+    for (size_t i = 0; i < sizeof f->fs; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    h = (h ^ (uint64_t)f->fs_block) * 1099511628211ull;
+    return (int64_t)(h >> 1);
+}
+
+/* Collective: rank 0's file system for every rank (after the open, so that the file exists). */
 static void probe_fs(mcio_file f, const char *path)
 {
-    struct {
-        mcio_fsinfo fs;
-        int64_t block;
-    } got = {.block = 4096};
-    struct statvfs sv;
-    if (f->rank == 0) {
-        mcio_fs_probe(path, &got.fs);
-        if (statvfs(path, &sv) == 0 && sv.f_bsize > 0 && sv.f_bsize <= (1u << 30))
-            got.block = (int64_t)sv.f_bsize;
-    }
+    fs_found got = {.block = 4096};
+    if (f->rank == 0)
+        got = probe_fs_local(path);
     PMPI_Bcast(&got, (int)sizeof got, MPI_BYTE, 0, f->comm);
     f->fs = got.fs;
     f->fs_block = got.block;
@@ -190,18 +230,88 @@ static void local_descriptor(mcio_file f)
     }
 }
 
+/* Local: can the kept machine stand for a new detection (detected under the same MCIO_VIRTUAL_*
+ * variables)? The open agrees on it. */
+static int kept_machine_fits(const mcio_kept *k)
+{
+    char env[sizeof k->machine_env];
+    return k && k->machine.nprocs > 0 && mcio_kept_machine_env(env, sizeof env) == 0 &&
+           strcmp(env, k->machine_env) == 0;
+}
+
+/* Rank 0: the cost table's key (what mcio_calibrate_file reads it for: the file system's kind
+ * and device, the calibration hint, a pinned table), into key; -1 when the table must be read
+ * again (a topology file changes its network figures, or the path cannot be stat'ed). */
+static int kept_costs_key(const mcio_file f, char *key, size_t cap)
+{
+    struct stat sb, pb = {0};
+    const char *pinned = getenv("MCIO_CALIBRATION");
+    if (f->hints.topology_file[0] || stat(f->path, &sb) != 0)
+        return -1;
+    if (pinned && *pinned && stat(pinned, &pb) != 0)
+        memset(&pb, 0, sizeof pb);
+    /* A pinned table: its file as it is now (a program may write another between opens). */
+    int n = snprintf(key, cap, "%d %d %d %d %llx %s %llx %lld %lld.%09ld", (int)f->hints.strategy,
+                     (int)f->fs.type, f->fs.remote, (int)f->hints.calibrate,
+                     (unsigned long long)sb.st_dev, pinned ? pinned : "",
+                     (unsigned long long)pb.st_ino, (long long)pb.st_size,
+                     (long long)pb.st_mtim.tv_sec, pb.st_mtim.tv_nsec);
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+/* Rank 0: does the kept cost table stand for this open's? */
+static int kept_costs_fit(const mcio_file f)
+{
+    char key[sizeof f->kept->cost_key];
+    return f->hints.strategy == MCIO_STRATEGY_AUTO && f->kept && f->kept->cost_ok &&
+           kept_costs_key(f, key, sizeof key) == 0 && strcmp(key, f->kept->cost_key) == 0;
+}
+
+static void kept_costs_take(mcio_file f)
+{
+    f->cost = f->kept->cost;
+    f->cost_source = f->kept->cost_source;
+    f->cost_date = f->kept->cost_date;
+    f->cost_kept = f->kept->cost_kept;
+    memcpy(f->cost_file, f->kept->cost_file, sizeof f->cost_file);
+}
+
+/* At close: the communicator, the machine and the cost table into the kept handle. */
+static void kept_leave(mcio_file f)
+{
+    mcio_kept *k = f->kept;
+    if (!k)
+        return;
+    k->comm = f->comm;
+    f->comm = MPI_COMM_NULL;
+    k->machine = f->machine;
+    memset(&f->machine, 0, sizeof f->machine);
+    /* Only rank 0's key counts (kept_costs_fit); every rank keeps the table. */
+    k->cost_ok = f->hints.strategy == MCIO_STRATEGY_AUTO &&
+                 (f->rank != 0 || kept_costs_key(f, k->cost_key, sizeof k->cost_key) == 0);
+    k->cost = f->cost;
+    k->cost_source = f->cost_source;
+    k->cost_date = f->cost_date;
+    k->cost_kept = f->cost_kept;
+    memcpy(k->cost_file, f->cost_file, sizeof k->cost_file);
+}
+
 /* Collective: does some rank need the backend's own handle, an access the amode allows not
  * going through its own descriptor (mcio_local_io off, direct_*, the file system not the
  * node's own, a descriptor that could not be opened)? Where none does, the mpiio backend's
  * MPI_File_open is left out: a second open of the file by the MPI library, OMPIO's shared file
  * pointer set-up included, was more than half of the engine's open at one rank (issue 51). */
-static int backend_needed(mcio_file f)
+static int backend_needed(mcio_file f, int *costs_kept)
 {
     int readable = f->can_read, writable = !(f->amode & MPI_MODE_RDONLY);
-    int mine = f->io != &mcio_io_mpiio || (readable && !mcio_file_goes_local(f, 0)) ||
-               (writable && !mcio_file_goes_local(f, 1));
-    PMPI_Allreduce(MPI_IN_PLACE, &mine, 1, MPI_INT, MPI_MAX, f->comm);
-    return mine;
+    int64_t fp = fs_fingerprint(f);
+    int64_t mine[4] = {f->io != &mcio_io_mpiio || (readable && !mcio_file_goes_local(f, 0)) ||
+                           (writable && !mcio_file_goes_local(f, 1)),
+                       f->rank == 0 && !kept_costs_fit(f), /* rank 0 reads the costs */
+                       fp, -fp};
+    PMPI_Allreduce(MPI_IN_PLACE, mine, 4, MPI_INT64_T, MPI_MAX, f->comm);
+    *costs_kept = !mine[1];
+    return mine[0] ? 1 : mine[2] != -mine[3] ? -1 : 0; /* -1: the ranks saw other file systems */
 }
 
 int mcio_file_backend_sync(mcio_file f)
@@ -221,6 +331,7 @@ static void file_free(mcio_file f)
     mcio_engine_cbuf_release(f);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
+    mcio_kept_give(f->kept); /* emptied by a close; a failed open keeps nothing */
     free(f->path);
     if (f->stats_out)
         fclose(f->stats_out);
@@ -355,6 +466,102 @@ static void handle_init(mcio_file f, MPI_Comm dup, int amode)
     f->amode = amode;
 }
 
+/* Collective: the new handle on comm's kept handle (its duplicate) or a new duplicate, with its
+ * summaries' buffer; NULL (agreed) without memory. */
+static mcio_file handle_new(MPI_Comm comm, int amode, char detail[MCIO_DETAIL_LEN], int *st)
+{
+    /* The communicator's kept handle, if a closed file left one: every rank alike. */
+    mcio_kept *kept = mcio_kept_take(comm);
+    MPI_Comm dup = kept && kept->comm != MPI_COMM_NULL ? kept->comm : private_comm(comm);
+    if (kept)
+        kept->comm = MPI_COMM_NULL; /* the file's until its close */
+    mcio_file f = summaries_alloc(dup, calloc(1, sizeof(struct mcio_file_s)));
+    if (!f || !f->summaries) {
+        /* Still agree with the others over the duplicate, so that nobody hangs. */
+        snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
+        *st = mcio_engine_agree(dup, MCIO_ERR_NOMEM, detail, NULL, 0);
+        free(f);
+        PMPI_Comm_free(&dup);
+        mcio_kept_give(kept);
+        return NULL;
+    }
+    handle_init(f, dup, amode);
+    f->kept = kept;
+    return f;
+}
+
+/* Collective, after the open's first agreement (agreed: whether the kept machine serves on
+ * every rank): the machine description, its network, the node arrays and budgets, and the
+ * summaries' node-level gather; agreed. */
+static int open_machine(mcio_file f, MPI_Comm comm, int kept_machine, char detail[MCIO_DETAIL_LEN])
+{
+    mcio_kept *kept = f->kept;
+    int st = MCIO_SUCCESS;
+    if (kept_machine) {
+        f->machine = kept->machine;
+        memset(&kept->machine, 0, sizeof kept->machine);
+    } else {
+        if (kept)
+            mcio_machine_free(&kept->machine);
+        st = mcio_machine_detect_kept(f->comm, comm, &f->machine, detail); /* agreed inside */
+        if (st != MCIO_SUCCESS)
+            return st;
+        if (kept && mcio_kept_machine_env(kept->machine_env, sizeof kept->machine_env) != 0)
+            kept->machine_env[0] = '\0'; /* never the string of a detection: not kept */
+    }
+    st = mcio_machine_load_network(f->comm, &f->machine, f->hints.topology_file, detail);
+    if (st == MCIO_SUCCESS)
+        st = node_arrays(f, detail);
+    if (st == MCIO_SUCCESS)
+        mcio_engine_node_budgets(f), hints_taken(f);
+    st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
+    if (st != MCIO_SUCCESS)
+        return st;
+    st = mcio_node_gather_init(f->comm, &f->machine, f->hints.node_gather,
+                               sizeof(mcio_rank_record), &f->node_gather); /* agreed */
+    if (st != MCIO_SUCCESS)
+        snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
+    return st;
+}
+
+/* Collective: the file system and the backend's own handle. A file that exists already (the
+ * drop-in's case: the program's open made it): each rank's file system (checked alike), then
+ * whether the backend's handle is needed at all, and whether the kept cost table serves, in one
+ * allreduce; else the backend opens (creates) the file first. *costs_kept: the kept costs
+ * serve. Agreed. */
+static int open_backend(mcio_file f, const char *path, int amode, MPI_Info info, int *costs_kept,
+                        char detail[MCIO_DETAIL_LEN])
+{
+    int early = f->io == &mcio_io_mpiio &&
+                !(amode & (MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE));
+    int need = 1, st = MCIO_SUCCESS;
+    *costs_kept = 0;
+    if (early) {
+        fs_found got = probe_fs_local(path);
+        f->fs = got.fs, f->fs_block = got.block;
+        f->can_read = !(amode & MPI_MODE_WRONLY);
+        local_descriptor(f);
+        need = backend_needed(f, costs_kept);
+        if (need < 0) { /* the ranks saw other file systems: rank 0's counts */
+            probe_fs(f, path);
+            local_descriptor(f);
+            need = backend_needed(f, costs_kept) != 0;
+        }
+    }
+    if (need) {
+        st = f->io->open(f->comm, path, amode, info, &f->io_state, &f->can_read, detail);
+        st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
+        if (st != MCIO_SUCCESS)
+            return st;
+    }
+    if (f->io->configure && f->io_state)
+        f->io->configure(f->io_state, &f->hints);
+    if (!early)
+        probe_fs(f, path);
+    local_descriptor(f);
+    return st;
+}
+
 int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
 {
     char detail[MCIO_DETAIL_LEN] = "";
@@ -365,71 +572,33 @@ int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mc
         *fh = MCIO_FILE_NULL;
     if (comm == MPI_COMM_NULL)
         return mcio_error_set(MCIO_ERR_ARG, "comm is MPI_COMM_NULL");
-    MPI_Comm dup = private_comm(comm);
-    mcio_file f = summaries_alloc(dup, calloc(1, sizeof(struct mcio_file_s)));
-    if (!f || !f->summaries) {
-        /* Still agree with the others over the duplicate, so that nobody hangs. */
-        snprintf(detail, sizeof detail, "out of memory");
-        st = mcio_engine_agree(dup, MCIO_ERR_NOMEM, detail, NULL, 0);
-        if (f)
-            free(f);
-        PMPI_Comm_free(&dup);
+    mcio_file f = handle_new(comm, amode, detail, &st);
+    if (!f)
         return mcio_error_set(st, detail);
-    }
-    handle_init(f, dup, amode);
     st = open_args(f, path, amode, info, st, detail);
     /* Rank 0's MCIO_STATS decides for all (the statistics gather a count from every rank): the
-     * others' 0 under its 1 in the agreement's maximum. */
-    int64_t stats_on = f->stats_path != NULL;
-    st = mcio_engine_agree(f->comm, st, detail, &stats_on, 1);
-    f->stats_on = (int)stats_on;
-    if (st != MCIO_SUCCESS)
-        goto fail;
-    st = mcio_machine_detect_kept(f->comm, comm, &f->machine, detail); /* agreed inside */
-    if (st != MCIO_SUCCESS)
-        goto fail;
-    st = mcio_machine_load_network(f->comm, &f->machine, f->hints.topology_file, detail);
+     * others' 0 under its 1 in the agreement's maximum; the kept machine serves if it does on
+     * every rank. */
+    int64_t agreed[2] = {f->stats_path != NULL, !kept_machine_fits(f->kept)};
+    st = mcio_engine_agree(f->comm, st, detail, agreed, 2);
+    f->stats_on = (int)agreed[0];
+    int costs_kept = 0;
     if (st == MCIO_SUCCESS)
-        st = node_arrays(f, detail);
+        st = open_machine(f, comm, !agreed[1], detail);
     if (st == MCIO_SUCCESS)
-        mcio_engine_node_budgets(f), hints_taken(f);
-    st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
-    if (st != MCIO_SUCCESS)
-        goto fail;
-    st = mcio_node_gather_init(f->comm, &f->machine, f->hints.node_gather,
-                               sizeof(mcio_rank_record), &f->node_gather); /* agreed */
+        st = open_backend(f, path, amode, info, &costs_kept, detail);
     if (st != MCIO_SUCCESS) {
-        snprintf(detail, sizeof detail, "out of memory");
-        goto fail;
+        file_free(f);
+        return mcio_error_set(st, detail);
     }
-    /* A file that exists already (the drop-in's case: the program's open made it): its file
-     * system first, then whether the backend's own handle is needed at all. */
-    int early = f->io == &mcio_io_mpiio &&
-                !(amode & (MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE));
-    if (early) {
-        probe_fs(f, path);
-        f->can_read = !(amode & MPI_MODE_WRONLY);
-        local_descriptor(f);
-    }
-    if (!early || backend_needed(f))
-        st = f->io->open(f->comm, path, amode, info, &f->io_state, &f->can_read, detail);
-    st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
-    if (st != MCIO_SUCCESS)
-        goto fail;
-    if (f->io->configure && f->io_state)
-        f->io->configure(f->io_state, &f->hints);
-    if (!early)
-        probe_fs(f, path);
-    local_descriptor(f);
     /* The cost model's figures, for the default strategy only (auto chooses per call). */
-    if (f->hints.strategy == MCIO_STRATEGY_AUTO)
+    if (costs_kept)
+        kept_costs_take(f);
+    else if (f->hints.strategy == MCIO_STRATEGY_AUTO)
         mcio_calibrate_file(f, comm, path);
     (void)mcio_file_read_shift(f); /* the host's copies measured here, not in a read */
     *fh = f;
     return mcio_error_set(MCIO_SUCCESS, NULL);
-fail:
-    file_free(f);
-    return mcio_error_set(st, detail);
 }
 
 int mcio_file_close(mcio_file *fh)
@@ -447,6 +616,7 @@ int mcio_file_close(mcio_file *fh)
     st = mcio_engine_agree(f->comm, st, detail, NULL, 0);
     if (f->rank == 0)
         mcio_calibrate_keep_learned(f);
+    kept_leave(f);
     file_free(f);
     *fh = MCIO_FILE_NULL;
     return mcio_error_set(st, detail);
@@ -584,7 +754,8 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     local_descriptor(fh);
     /* Hints that send some access past the ranks' own descriptors: the backend's handle, left
      * out at open, is opened now (collective, as this call is). */
-    if (!fh->io_state && backend_needed(fh)) {
+    int unused;
+    if (!fh->io_state && backend_needed(fh, &unused) != 0) {
         int can_read = fh->can_read;
         st = fh->io->open(fh->comm, fh->path, fh->amode, fh->given, &fh->io_state, &can_read,
                           detail);

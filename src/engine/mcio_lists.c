@@ -1,27 +1,28 @@
 /*
  * Phase 3 of two-phase I/O: each rank sends the compact description of its pieces in a domain
- * (regular sections, mcio_sections.h) only to the aggregators whose domain it has pieces in,
- * after an allreduce that tells each aggregator how many lists to expect (no all-to-all, no
- * empty message); each aggregator builds its schedule; then the buffers the rounds need.
+ * (regular runs and varints, mcio_listcode.h) only to the aggregators whose domain it has
+ * pieces in, after an allreduce that tells each aggregator how many lists to expect (no
+ * all-to-all, no empty message); each aggregator builds its schedule; then the buffers the
+ * rounds need.
  *
  * Glossary (mcio_planner.h): file domain, aggregator, piece, round, run.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcio_sections.h"
+#include "mcio_listcode.h"
 #include "mcio_twophase.h"
 
-/* Receive and drop the n int64s of a list we have no memory for (mcio_sink_irecv), so that
+/* Receive and drop the n bytes of a list we have no memory for (mcio_sink_irecv), so that
  * the sender's send completes. */
 static void drain_message(MPI_Comm comm, int source, int tag, int n)
 {
-    int64_t sink[MCIO_SINK_BYTES / sizeof(int64_t)];
+    char sink[MCIO_SINK_BYTES];
     MPI_Datatype type = MPI_DATATYPE_NULL;
     MPI_Request req = MPI_REQUEST_NULL;
-    if (mcio_sink_irecv(sink, (int64_t)n * (int64_t)sizeof(int64_t), MPI_INT64_T, sizeof(int64_t),
-                        source, tag, comm, &type, &req) == MPI_SUCCESS) {
+    if (mcio_sink_irecv(sink, n, MPI_BYTE, 1, source, tag, comm, &type, &req) == MPI_SUCCESS) {
         PMPI_Wait(&req, MPI_STATUS_IGNORE);
         PMPI_Type_free(&type);
     }
@@ -51,7 +52,7 @@ int mcio_list_bufs_alloc(mcio_list_bufs *b, int ndomains, int64_t npieces, int n
     b->count = calloc((size_t)ndomains + 1, sizeof(int64_t));
     b->start = calloc((size_t)ndomains + 1, sizeof(int64_t));
     b->mine = malloc(((size_t)npieces + 1) * sizeof(mcio_piece));
-    b->code = malloc(((size_t)npieces * 2 + (size_t)ndomains + 1) * sizeof(int64_t));
+    b->code = malloc((size_t)mcio_listcode_max_bytes(npieces) + (size_t)ndomains + 1);
     b->sreq = malloc(((size_t)ndomains + 1) * sizeof(MPI_Request));
     b->senders = calloc((size_t)ndomains + 1, sizeof(int));
     b->nlist = calloc((size_t)nprocs + 1, sizeof(int64_t));
@@ -69,17 +70,17 @@ static int receive_list(mcio_file fh, struct mcio_plan_s *p, mcio_list_bufs *b, 
                         char detail[MCIO_DETAIL_LEN])
 {
     int s = status->MPI_SOURCE, n = 0;
-    PMPI_Get_count(status, MPI_INT64_T, &n);
-    int64_t *raw = malloc(((size_t)n + 1) * sizeof(int64_t));
+    PMPI_Get_count(status, MPI_BYTE, &n);
+    uint8_t *raw = malloc((size_t)n + 1);
     if (!raw) {
         snprintf(detail, MCIO_DETAIL_LEN, "out of memory receiving the list of rank %d", s);
         drain_message(fh->comm, s, MCIO_TAG_LIST, n);
         return MCIO_ERR_NOMEM;
     }
-    PMPI_Recv(raw, n, MPI_INT64_T, s, MCIO_TAG_LIST, fh->comm, MPI_STATUS_IGNORE);
-    p->meta_recv += n * (int64_t)sizeof(int64_t);
+    PMPI_Recv(raw, n, MPI_BYTE, s, MCIO_TAG_LIST, fh->comm, MPI_STATUS_IGNORE);
+    p->meta_recv += n;
     int st = MCIO_SUCCESS;
-    int64_t np = mcio_sections_count(raw, n);
+    int64_t np = mcio_listcode_count(raw, n);
     if (p->my_domain < 0 || b->lists[s]) {
         st = MCIO_ERR_INTERNAL;
         snprintf(detail, MCIO_DETAIL_LEN, "unexpected list from rank %d", s);
@@ -90,7 +91,7 @@ static int receive_list(mcio_file fh, struct mcio_plan_s *p, mcio_list_bufs *b, 
         st = MCIO_ERR_NOMEM;
         snprintf(detail, MCIO_DETAIL_LEN, "out of memory receiving the list of rank %d", s);
     } else {
-        b->nlist[s] = mcio_sections_decode(raw, n, b->lists[s]);
+        b->nlist[s] = mcio_listcode_decode(raw, n, b->lists[s]);
     }
     free(raw);
     return st;
@@ -98,9 +99,9 @@ static int receive_list(mcio_file fh, struct mcio_plan_s *p, mcio_list_bufs *b, 
 
 /*
  * Phase 3: send my pieces in each aggregator's domain, as a compact description (regular
- * sections and irregular pieces, mcio_sections.h), to that aggregator only when I have some
- * there; receive the descriptions of my domain. Communicates: an allreduce of how many ranks
- * send to each domain (an int per domain), then point to point. Before, every rank whose
+ * runs, and varints of what is irregular: mcio_listcode.h), to that aggregator only when I
+ * have some there; receive the descriptions of my domain. Communicates: an allreduce of how
+ * many ranks send to each domain (an int per domain), then point to point. Before, every rank whose
  * first-to-last byte range overlapped a domain sent to its aggregator, so that the aggregator
  * knew whom to expect; on IOR's interleaved pattern that is every rank to every aggregator
  * (74,000 messages at 1,080 ranks, most of them empty). A sparse exchange without the count
@@ -144,12 +145,20 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, mcio_list_bufs *b
     for (int d = 0; d < nd; d++) {
         if (count[d] == 0)
             continue;
-        int64_t *code = &b->code[2 * start[d] + d]; /* room for 1 + 2 * count[d] words */
-        int64_t words = mcio_sections_encode(&mine[start[d]], count[d], code);
-        PMPI_Isend(code, (int)words, MPI_INT64_T, fd->agg_rank[d], MCIO_TAG_LIST, fh->comm,
+        uint8_t *code = &b->code[16 * start[d] + d]; /* mcio_listcode_max_bytes(count[d]) */
+        int64_t bytes = mcio_listcode_encode(&mine[start[d]], count[d], code);
+        if (bytes > INT_MAX) { /* one message's count is an int: a code the aggregator refuses */
+            snprintf(detail, MCIO_DETAIL_LEN,
+                     "the list of %" PRId64 " pieces for aggregator %d takes %" PRId64
+                     " bytes, more than one message holds",
+                     count[d], fd->agg_rank[d], bytes);
+            st = MCIO_ERR_ARG;
+            code[0] = 0xff, bytes = 1;
+        }
+        PMPI_Isend(code, (int)bytes, MPI_BYTE, fd->agg_rank[d], MCIO_TAG_LIST, fh->comm,
                    &b->sreq[nsend++]);
-        p->meta_sent += words * (int64_t)sizeof(int64_t);
-        p->meta_list += words * (int64_t)sizeof(int64_t);
+        p->meta_sent += bytes;
+        p->meta_list += bytes;
         p->meta_msgs++;
     }
     for (int k = 0; p->my_domain >= 0 && k < b->senders[p->my_domain]; k++) {

@@ -7,8 +7,8 @@
  *   2. planning: a pure planner (src/core/plan/) turns the summaries into file domains, aggregators
  *      and rounds, identically on every rank.
  *   3. list exchange: each rank sends the compact description of its pieces in a domain
- *      (regular sections, mcio_sections.h) only to the aggregators whose domain it has pieces
- *      in, after an allreduce that tells each aggregator how many lists to expect (no
+ *      (regular runs and varints, mcio_listcode.h) only to the aggregators whose domain it
+ *      has pieces in, after an allreduce that tells each aggregator how many lists to expect (no
  *      all-to-all, no empty message), and each aggregator builds its schedule (mcio_lists.c).
  *   4. data: an executor moves the bytes between user memory and the aggregators' collective
  *      buffers and the file (mcio_rounds.c: the classic rounds; mcio_pipeline.c: sub-buffers

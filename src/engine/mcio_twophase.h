@@ -31,7 +31,8 @@ void mcio_cbuf_count_kept_as_free(const mcio_file fh, int64_t *mem);
 typedef struct mcio_list_bufs {
     int64_t *count, *start; /* [ndomains + 1] my pieces per domain, and where they start */
     mcio_piece *mine;       /* [my pieces] by domain, in file order, touching pieces merged */
-    int64_t *code;          /* [2 * my pieces + ndomains] each domain's compact description */
+    uint8_t *code;          /* [16 * my pieces + ndomains] each domain's list, encoded
+                               (mcio_listcode.h) */
     MPI_Request *sreq;      /* [ndomains] */
     int *senders;           /* [ndomains] ranks that send to each domain */
     int64_t *nlist;         /* [nprocs] pieces each sender has in my domain */

@@ -1,5 +1,7 @@
+#define _GNU_SOURCE /* sched_getcpu */
 #include "mcio_machine.h"
 
+#include <sched.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,13 +30,15 @@ static int env_count(const char *name)
 
 #ifdef MCIO_SIMULATE
 /* Simulated: the host's mcio_sockets, filled by its ranks in order ("accumulated" binding). */
-static void detect_socket(MPI_Comm node, int *socket, int *nsockets)
+static void detect_socket(MPI_Comm node, int rank_in_comm, int mine[3])
 {
-    int local, local_size;
+    int local, local_size, leader = rank_in_comm;
     PMPI_Comm_rank(node, &local);
     PMPI_Comm_size(node, &local_size);
-    *nsockets = mcio_sim_node_sockets();
-    *socket = (int)((long)local * *nsockets / local_size);
+    PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
+    mine[0] = leader;
+    mine[2] = mcio_sim_node_sockets();
+    mine[1] = (int)((long)local * mine[2] / local_size);
 }
 
 void mcio_machine_caches(int64_t *bytes, int *count)
@@ -69,26 +73,57 @@ static hwloc_topology_t host_topology(void)
     return host_topo;
 }
 
-/* The socket (hwloc package) this process last ran on, and how many the host has. */
-static void detect_socket(MPI_Comm node, int *socket, int *nsockets)
+/* The host's sockets (hwloc packages) and the socket of each processing unit by its OS index,
+ * as the node's first rank reads them from hwloc and broadcasts them on the node communicator:
+ * the other ranks of the node do not load hwloc's topology (2.5-5.7 ms a rank here, every rank
+ * at its process's first open: on 8 ranks sharing 2 cores most of that open, issue 51).
+ * MAX_PUS bounds the table; a processing unit beyond it maps to socket 0. */
+enum { MAX_PUS = 8192 };
+typedef struct socket_map {
+    int32_t leader, nsockets, npus;
+    uint16_t socket_of_pu[MAX_PUS];
+} socket_map;
+
+static void socket_map_read(socket_map *map)
 {
-    (void)node;
     hwloc_topology_t topo = host_topology();
-    *socket = 0;
-    *nsockets = 1;
+    memset(map->socket_of_pu, 0, sizeof map->socket_of_pu);
+    map->nsockets = 1;
+    map->npus = 0;
     if (!topo)
         return;
     int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
-    hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    if (n > 0)
-        *nsockets = n;
-    if (set && hwloc_get_last_cpu_location(topo, set, HWLOC_CPUBIND_THREAD) == 0) {
-        hwloc_obj_t pkg =
-            hwloc_get_next_obj_covering_cpuset_by_type(topo, set, HWLOC_OBJ_PACKAGE, NULL);
-        if (pkg)
-            *socket = (int)pkg->logical_index;
+    map->nsockets = n > 0 ? n : 1;
+    for (int k = 0; k < n; k++) {
+        hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, (unsigned)k);
+        unsigned pu;
+        hwloc_bitmap_foreach_begin(pu, pkg->cpuset)
+        {
+            if (pu < MAX_PUS) {
+                map->socket_of_pu[pu] = (uint16_t)pkg->logical_index;
+                map->npus = (int32_t)pu + 1 > map->npus ? (int32_t)pu + 1 : map->npus;
+            }
+        }
+        hwloc_bitmap_foreach_end();
     }
-    hwloc_bitmap_free(set);
+}
+
+/* Collective on node: this rank's node key (the node's lowest rank in comm, rank_in_comm of
+ * node rank 0), the socket of the processing unit it last ran on (sched_getcpu, as hwloc's
+ * last CPU location), and the host's sockets. */
+static void detect_socket(MPI_Comm node, int rank_in_comm, int mine[3])
+{
+    socket_map map; /* the leader's reading, and the broadcast's buffer */
+    int local;
+    PMPI_Comm_rank(node, &local);
+    map.leader = rank_in_comm;
+    if (local == 0)
+        socket_map_read(&map);
+    PMPI_Bcast(&map, (int)sizeof map, MPI_BYTE, 0, node);
+    int cpu = sched_getcpu();
+    mine[0] = map.leader;
+    mine[1] = cpu >= 0 && cpu < map.npus ? map.socket_of_pu[cpu] : 0;
+    mine[2] = map.nsockets;
 }
 
 void mcio_machine_caches(int64_t *bytes, int *count)
@@ -172,11 +207,8 @@ static void place_rank(MPI_Comm comm, MPI_Comm origin, int rank, int nprocs, int
     } else if (!placement_kept(origin, mine)) {
         MPI_Comm node;
         PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-        int leader = rank; /* the node's lowest rank in comm names it */
-        PMPI_Bcast(&leader, 1, MPI_INT, 0, node);
-        detect_socket(node, &mine[1], &mine[2]);
+        detect_socket(node, rank, mine); /* the node's lowest rank in comm names it */
         PMPI_Comm_free(&node);
-        mine[0] = leader;
         placement_keep(origin, mine);
     }
 }

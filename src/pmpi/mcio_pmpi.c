@@ -7,8 +7,10 @@
  * file pointer, which the layer reads (MPI_File_get_position) and moves (MPI_File_seek) as MPI
  * requires. Beside it the layer opens an mcio_file on the same communicator and path; its own
  * MPI-IO handle sees bytes (no view), which is what the engine's aggregators need. A call is
- * served only when every rank can serve it (one allreduce): otherwise all ranks fall back to the
- * MPI library together, so no rank waits in the engine for a rank that went elsewhere.
+ * served only when every rank can serve it: a rank that cannot declines it in the engine's own
+ * agreement of the call (mcio_file_fail_next), and then all ranks fall back to the MPI library
+ * together, so no rank waits in the engine for a rank that went elsewhere and a served call
+ * costs the layer no collective of its own.
  *
  * Glossary: view: (displacement, etype, filetype) of MPI_File_set_view; data stream: the bytes
  * the view exposes, in order (offsets count etypes of it); piece: a (file offset, length, memory
@@ -38,8 +40,8 @@ static void pieces_free(pieces *p);
 typedef struct pmpi_file {
     MPI_File fh;   /* the application's handle */
     mcio_file mf;  /* the engine's */
-    MPI_Comm comm; /* private duplicate for the layer's own agreement */
-    int enabled;
+    int enabled; /* 0: mcio_enable false on this rank: it declines each call */
+    int off;     /* 1: a call found it declined so on some rank: every call goes to the library */
     int amode;
     int64_t disp, etype_size; /* the view */
     mcio_flat *ft;
@@ -117,17 +119,11 @@ void mcio_pmpi_after_open(MPI_Comm comm, const char *path, int amode, MPI_Info i
         return;
     in_layer = 1;
     pmpi_file *f = calloc(1, sizeof *f);
-    int ok = f != NULL, all = 0;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-    if (!all) {
-        free(f);
-        in_layer = 0;
-        return;
-    }
     /* The file exists now: the engine's handle must neither create, nor refuse it (EXCL),
-     * nor delete it at close. */
+     * nor delete it at close. A rank without f fails the engine's open on every rank (its
+     * handle NULL), in the open's own agreement. */
     int mamode = amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE);
-    if (mcio_file_open(comm, path, mamode, info, &f->mf) != MCIO_SUCCESS) {
+    if (mcio_file_open(comm, path, mamode, info, f ? &f->mf : NULL) != MCIO_SUCCESS) {
         int rank;
         PMPI_Comm_rank(comm, &rank);
         if (rank == 0)
@@ -148,7 +144,6 @@ void mcio_pmpi_after_open(MPI_Comm comm, const char *path, int amode, MPI_Info i
         in_layer = 0;
         return;
     }
-    PMPI_Comm_dup(comm, &f->comm);
     f->fh = fh;
     f->enabled = 1;
     f->amode = amode;
@@ -179,7 +174,6 @@ int mcio_pmpi_before_close(MPI_File fh)
         return MPI_SUCCESS;
     in_layer = 1;
     mcio_file_close(&f->mf); /* collective, as MPI_File_close is; its data is already written */
-    PMPI_Comm_free(&f->comm);
     if (f->pending != MPI_INFO_NULL)
         PMPI_Info_free(&f->pending);
     mcio_flat_release(f->ft);
@@ -456,6 +450,10 @@ static int gq_cancel(void *extra, int complete)
     return MPI_SUCCESS;
 }
 
+/* A rank's mcio_enable false (set_info, set_view's info): its calls are declined, and once the
+ * ranks agree that one was declined so, the file is the MPI library's on every rank. */
+static const char disabled_why[] = "mcio_enable false";
+
 /*
  * Why this rank cannot serve the call itself (NULL when it can), for MCIO_PMPI_VERBOSE. On the
  * way it finds the call's position in etypes (*pos: the individual pointer unless explicit) and,
@@ -465,8 +463,10 @@ static const char *why_not_served(const mcio_pmpi_call *c, const pmpi_file *f, c
                                   int64_t nbytes, int64_t *pos, int64_t *eof)
 {
     int atomic = 0;
-    PMPI_File_get_atomicity(c->fh, &atomic);
     *pos = c->offset, *eof = -1;
+    if (!f->enabled)
+        return disabled_why;
+    PMPI_File_get_atomicity(c->fh, &atomic);
     if (!mt || !mt->ok)
         return "memory datatype not flattened (unsupported constructor)";
     if (!f->view_ok)
@@ -539,7 +539,7 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
     if (!active())
         return 0;
     pmpi_file *f = lookup(c->fh);
-    if (!f || !f->enabled || (c->form == MCIO_FORM_BEGIN && f->split))
+    if (!f || f->off || (c->form == MCIO_FORM_BEGIN && f->split))
         return 0;
     in_layer = 1;
     /* An invalid count or type is the MPI library's to report (through the file's handler). */
@@ -551,27 +551,35 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
     p->n = 0;
     if (!why && build_pieces(f, mt, c->buf, pos * f->etype_size, nbytes, eof, p, &done) != 0)
         why = "out of memory for the extent list";
-    /* One agreement: can every rank serve the call, and has any rank hints pending. */
-    int mine[2] = {why == NULL, f->pending != MPI_INFO_NULL ? -1 : 0}, agreed[2];
-    PMPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MIN, f->comm);
+    /* No agreement of the layer's own: a rank that cannot serve the call, or holds hints given
+     * since the last call, says so in the call's own (mcio_file_fail_next). Hints pending on
+     * some rank: every rank takes them (collective), then the call runs again. */
     int served = 1, st = MCIO_SUCCESS;
-    if (agreed[1] < 0) {
+    for (int again = 0; again < 2; again++) {
+        if (why)
+            mcio_file_fail_next(f->mf, MCIO_ERR_DECLINED, why);
+        else if (f->pending != MPI_INFO_NULL)
+            mcio_file_fail_next(f->mf, MCIO_ERR_AGAIN, "hints pending");
+        int64_t n = why ? 0 : p->n;
+        st = c->write ? mcio_writev_at_all(f->mf, n, p->off, p->len, (const void *const *)p->addr)
+                      : mcio_readv_at_all(f->mf, n, p->off, p->len, p->addr);
+        if (st != MCIO_ERR_AGAIN)
+            break;
         st = mcio_file_set_hints(f->mf, f->pending); /* collective; agreed inside */
         if (f->pending != MPI_INFO_NULL)
             PMPI_Info_free(&f->pending);
+        if (st != MCIO_SUCCESS)
+            break;
     }
-    if (st != MCIO_SUCCESS) {
-        *rc = call_failed(c, st, mcio_error_message());
-    } else if (!agreed[0]) {
+    if (st == MCIO_ERR_DECLINED) {
+        if (strstr(mcio_error_message(), disabled_why))
+            f->off = 1;
         if (verbose())
             fprintf(stderr, "mcio: collective %s left to the MPI library%s%s\n",
                     c->write ? "write" : "read", why ? ": " : " (another rank cannot serve it)",
                     why ? why : "");
         served = 0;
     } else {
-        st = c->write ? mcio_writev_at_all(f->mf, p->n, p->off, p->len,
-                                           (const void *const *)p->addr)
-                      : mcio_readv_at_all(f->mf, p->n, p->off, p->len, p->addr);
         *rc = st != MCIO_SUCCESS ? call_failed(c, st, mcio_error_message())
                                  : call_served(c, f, pos, nbytes, done);
     }

@@ -20,6 +20,12 @@
  *   restart      call 0; the brick killed and restarted; call 1 on the same handle must work.
  *   cross-write / cross-read   a file written at one rank count, read back at another.
  *
+ * --fault-cmd CMD makes the fault something else than a kill: rank 0 runs `CMD WORD`, WORD
+ * being what --pid-cmd printed (tests/hosts: --pid-cmd names the server host that holds the
+ * shard, `scripts/hosts-gluster.sh cut HOST` takes its link down, a partition, and --restart
+ * `scripts/hosts-gluster.sh heal` brings it back). --max-fail-seconds S: the failing call must
+ * return within S seconds (the volume's ping-timeout bounds it; no hang).
+ *
  * --api mcio (the default) asserts what mcio promises: the failing call fails on every rank with
  * the same status and message naming the file and the operation ("write" / "read"), the kill
  * landed before that call returned, every call reported successful holds its bytes in the file
@@ -35,8 +41,10 @@
 #include "mcio_test.h"
 
 static struct {
-    const char *scenario, *file, *restart_cmd, *pid_cmd, *api;
+    const char *scenario, *file, *restart_cmd, *pid_cmd, *fault_cmd, *api;
+    char target[256]; /* what --pid-cmd printed: a brick's pid, or a server host's name */
     int brick_pid, calls, blocks;
+    double max_fail_s;
     int64_t block;
     int use_mpi;
 } opt = {.api = "mcio", .calls = 8, .blocks = 4, .block = 256 << 10};
@@ -296,24 +304,36 @@ static int restart_bricks(void)
     return rc;
 }
 
-/* Rank 0 asks which brick holds the file's byte at off (--pid-cmd CMD FILE OFF prints its pid);
- * 0 when it cannot. */
+/* Rank 0 asks which brick (or server host) holds the file's byte at off (--pid-cmd CMD FILE OFF
+ * prints its pid, or the host's name with --fault-cmd); 0 when it cannot. */
 static int find_brick(int64_t off)
 {
-    int pid = 0;
+    memset(opt.target, 0, sizeof opt.target);
     if (mt.rank == 0 && opt.pid_cmd) {
         char cmd[2048];
         snprintf(cmd, sizeof cmd, "%s '%s' %" PRId64, opt.pid_cmd, opt.file, off);
         FILE *p = popen(cmd, "r");
-        if (p && fscanf(p, "%d", &pid) != 1)
-            pid = 0;
+        if (p && fscanf(p, "%255s", opt.target) != 1)
+            opt.target[0] = '\0';
         if (p)
             pclose(p);
     }
-    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    opt.brick_pid = pid;
-    CHECKF(pid > 0, "no brick pid for %s from '%s'", opt.file, opt.pid_cmd ? opt.pid_cmd : "(no --pid-cmd)");
-    return pid;
+    MPI_Bcast(opt.target, (int)sizeof opt.target, MPI_CHAR, 0, MPI_COMM_WORLD);
+    opt.brick_pid = atoi(opt.target);
+    int ok = opt.fault_cmd ? opt.target[0] != '\0' : opt.brick_pid > 0;
+    CHECKF(ok, "no brick %s for %s from '%s'", opt.fault_cmd ? "host" : "pid", opt.file,
+           opt.pid_cmd ? opt.pid_cmd : "(no --pid-cmd)");
+    return ok;
+}
+
+/* The fault, on rank 0: the brick killed, or --fault-cmd run on the target; 0 when it was done. */
+static int fault_now(void)
+{
+    if (!opt.fault_cmd)
+        return kill(opt.brick_pid, SIGKILL);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s '%s'", opt.fault_cmd, opt.target);
+    return system(cmd);
 }
 
 /* Rank 0 kills the brick from a thread, delay seconds after it starts; when it did it. */
@@ -330,7 +350,7 @@ static void *kill_brick(void *arg)
                           .tv_nsec = (long)((killer.delay - (double)(time_t)killer.delay) * 1e9)};
     nanosleep(&ts, NULL);
     killer.at = now();
-    kill(opt.brick_pid, SIGKILL);
+    fault_now();
     return NULL;
 }
 
@@ -427,6 +447,9 @@ static void assert_outcome(const outcome *o, const char *op, int want_fail)
         CHECKF(o->names_op, "the error does not name the operation '%s': '%s'", op, o->msg);
         CHECKF(o->status == MCIO_ERR_IO || o->status == MCIO_ERR_NOSPACE,
                "status %d (%s), expected an I/O or no-space error", o->status, mcio_strerror(o->status));
+        CHECKF(opt.max_fail_s <= 0 || o->call_seconds <= opt.max_fail_s,
+               "the failed %s returned after %.1f s, more than %.1f s", op, o->call_seconds,
+               opt.max_fail_s);
     }
     CHECKF(o->ok_calls_verified, "a %s reported successful does not hold its bytes", op);
     CHECKF(o->next_call_ok, "the next call on the same handle failed after the volume was healthy again");
@@ -482,9 +505,9 @@ static void scenario_write_kill(int restart_between)
         if (c == 1 && restart_between) {
             int rc = 0;
             if (mt.rank == 0)
-                rc = kill(opt.brick_pid, SIGKILL);
+                rc = fault_now();
             MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-            CHECKF(rc == 0, "kill of brick pid %d failed", opt.brick_pid);
+            CHECKF(rc == 0, "the fault on %s failed", opt.target);
             CHECKF(restart_bricks() == 0, "restart of the bricks failed");
         }
         double t0, t1, d = timed_io(&g, c, 1, buf, &t0, &t1);
@@ -757,6 +780,10 @@ int main(int argc, char **argv)
             opt.api = argv[++i];
         else if (!strcmp(argv[i], "--pid-cmd") && i + 1 < argc)
             opt.pid_cmd = argv[++i];
+        else if (!strcmp(argv[i], "--fault-cmd") && i + 1 < argc)
+            opt.fault_cmd = argv[++i];
+        else if (!strcmp(argv[i], "--max-fail-seconds") && i + 1 < argc)
+            opt.max_fail_s = atof(argv[++i]);
         else if (!strcmp(argv[i], "--restart") && i + 1 < argc)
             opt.restart_cmd = argv[++i];
         else if (!strcmp(argv[i], "--calls") && i + 1 < argc)
@@ -777,7 +804,8 @@ int main(int argc, char **argv)
         if (mt.rank == 0)
             fprintf(stderr, "usage: gluster_io write-kill|read-kill|fill|restart|cross-write|"
                             "cross-read --file PATH [--api mcio|mpi] [--pid-cmd CMD] "
-                            "[--restart CMD] [--calls N] [--blocks K] [--block B]\n");
+                            "[--fault-cmd CMD] [--max-fail-seconds S] [--restart CMD] [--calls N] "
+                            "[--blocks K] [--block B]\n");
         MPI_Finalize();
         return 2;
     }

@@ -5,15 +5,17 @@
 # without and with mcio: N launches at 3 ranks of a hello world and of an MPI-IO program under
 # the drop-in layer, with the launcher stopped 1 s (within PMIx's wait) and 5 s (beyond it)
 # as rank 0 enters PMIx_Finalize (slow_launcher.c). docs/reliability.md, "exiting improperly".
-# Usage: tools/exit-race/exit-race.sh <Open MPI build dir> [N]   (prints one line per case)
+# Usage: tools/exit-race/exit-race.sh <Open MPI> [N]   (prints one line per case)
+#   an Open MPI build directory, or its name as scripts/build.sh takes it (built if needed)
 set -uo pipefail
-build=${1:?usage: exit-race.sh <Open MPI build dir> [N]} n=${2:-8}
+n=${2:-8}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../scripts/mpi-env.sh"
+build=$(mpi_build "${1:?usage: exit-race.sh <Open MPI build dir or name> [N]}") || exit 2
 preload="$build/src/pmpi/libmcio_preload.so" dropin="$build/tests/pmpi/pmpi_dropin"
 [ -f "$preload" ] && [ -x "$dropin" ] || { echo "exit-race.sh: build $build first" >&2; exit 2; }
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 gcc -O2 -shared -fPIC -o "$tmp/libslow_launcher.so" "$here/slow_launcher.c" -ldl || exit 2
-. "$here/../../scripts/mpi-env.sh"
 mpi_launch "$build" || exit 2
 "$MCIO_MPICC" -O2 -o "$tmp/hello" "$here/hello.c" || exit 2
 mpiexec=("$MCIO_MPIEXEC" "${MCIO_MPIEXEC_FLAGS[@]}" -n 3)
