@@ -1048,13 +1048,14 @@ TEST(CostCache, OlderTextReadsAsOneProbeAndCorrectionsRoundTrip)
     /* Malformed lists: the caller probes again. */
     std::string good(buf);
     char why[128];
-    EXPECT_EQ(mcio_cost_parse((good + "hist_msg 1e-6 x\n").c_str(), &v, &date, why, sizeof why), -1);
-    EXPECT_EQ(mcio_cost_parse((good + "hist_msg 1e-6 2e-6\n").c_str(), &v, &date, why, sizeof why), -1)
-        << "hist_ lines of unequal counts";
-    EXPECT_EQ(mcio_cost_parse((good + "correct_read 1f 0 0 1 1 4096 9\n").c_str(), &v, &date, why,
-                              sizeof why), -1);
-    EXPECT_EQ(mcio_cost_parse((good + "correct_read 0 0 1\n").c_str(), &v, &date, why, sizeof why), -1);
-    EXPECT_EQ(mcio_cost_parse((good + "correct_other 1 2\n").c_str(), &v, &date, why, sizeof why), 0);
+    auto parse = [&](const char *extra) {
+        return mcio_cost_parse((good + extra).c_str(), &v, &date, why, sizeof why);
+    };
+    EXPECT_EQ(parse("hist_msg 1e-6 x\n"), -1);
+    EXPECT_EQ(parse("hist_msg 1e-6 2e-6\n"), -1) << "hist_ lines of unequal counts";
+    EXPECT_EQ(parse("correct_read 1f 0 0 1 1 4096 9\n"), -1) << "a factor beyond 4";
+    EXPECT_EQ(parse("correct_read 1f 0 0 1\n"), -1);
+    EXPECT_EQ(parse("correct_other 1 2\n"), 0) << "a newer mcio's kind: ignored";
 }
 
 } // namespace

@@ -72,6 +72,12 @@ uint64_t shape(const Job &j)
     return mcio_decide_shape(&j.topo, j.sum.data());
 }
 
+/* A write call of c measured at times its (uncorrected) prediction: mcio_cost_observe. */
+int observe(Job &j, const mcio_cost_config &c, double times)
+{
+    return mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &c, c.seconds, times * c.seconds);
+}
+
 /* The time the choice compares c at: its correction, and independent access's margin. */
 double compared(const Job &j, const mcio_cost_config &c)
 {
@@ -110,8 +116,11 @@ Pair first_two(Job &j, const mcio_cost_config &chosen)
 {
     Pair p{chosen, {}, 0};
     for (const mcio_cost_config &c : candidates(j))
-        if (c.fits && !same(c, chosen) && (p.ratio == 0 || compared(j, c) / compared(j, chosen) < p.ratio))
-            p.next = c, p.ratio = compared(j, c) / compared(j, chosen);
+        if (c.fits && !same(c, chosen)) {
+            double r = compared(j, c) / compared(j, chosen);
+            if (p.ratio == 0 || r < p.ratio)
+                p.next = c, p.ratio = r;
+        }
     return p;
 }
 
@@ -181,11 +190,12 @@ TEST(DecideStable, ACandidateMeasuredTwiceAsSlowLoses)
     ASSERT_EQ(mcio_decide(&j.in, nullptr, &first.d), MCIO_SUCCESS);
     mcio_cost_config c = first.d.choice.best;
     Pair p = first_two(j, c);
-    ASSERT_LT(p.ratio * (1 + j.cost.spread[MCIO_COST_WRITE]), 2.0) << "the job's runner-up is too far";
+    ASSERT_LT(p.ratio * (1 + j.cost.spread[MCIO_COST_WRITE]), 2.0)
+        << "the job's runner-up is too far";
     /* One far call changes nothing (the scheduler's); a second one corrects. */
-    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &c, c.seconds, 2 * c.seconds), 0);
+    EXPECT_EQ(observe(j, c, 2), 0);
     EXPECT_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_WRITE, shape(j), &c), 1.0);
-    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &c, c.seconds, 2.1 * c.seconds), 1);
+    EXPECT_EQ(observe(j, c, 2.1), 1);
     EXPECT_DOUBLE_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_WRITE, shape(j), &c), 2.0);
     mcio_chosen prev = first.d.memo;
     prev.stale = 1;
@@ -194,8 +204,8 @@ TEST(DecideStable, ACandidateMeasuredTwiceAsSlowLoses)
     EXPECT_FALSE(same(next.d.choice.best, c));
     /* Measured as now predicted: nothing more moves. */
     mcio_cost_config b = next.d.choice.best;
-    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &b, b.seconds, 1.1 * b.seconds), 0);
-    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &b, b.seconds, 0.9 * b.seconds), 0);
+    EXPECT_EQ(observe(j, b, 1.1), 0);
+    EXPECT_EQ(observe(j, b, 0.9), 0);
     /* Another shape and reads keep their own corrections. */
     EXPECT_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_WRITE, shape(j) + 1, &c), 1.0);
     EXPECT_EQ(mcio_cost_correction_of(&j.cost, MCIO_COST_READ, shape(j), &c), 1.0);
@@ -211,16 +221,16 @@ TEST(DecideStable, AHostSlowForEveryConfigurationSettlesOnAMeasuredOne)
     Decision first;
     ASSERT_EQ(mcio_decide(&j.in, nullptr, &first.d), MCIO_SUCCESS);
     mcio_cost_config a = first.d.choice.best;
-    mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &a, a.seconds, 3 * a.seconds);
-    ASSERT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &a, a.seconds, 3 * a.seconds), 1);
+    observe(j, a, 3);
+    ASSERT_EQ(observe(j, a, 3), 1);
     mcio_chosen prev = first.d.memo;
     prev.stale = 1;
     Decision second;
     ASSERT_EQ(mcio_decide(&j.in, &prev, &second.d), MCIO_SUCCESS);
     mcio_cost_config b = second.d.choice.best;
     ASSERT_FALSE(same(a, b));
-    mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &b, b.seconds, 3 * b.seconds);
-    ASSERT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &b, b.seconds, 3 * b.seconds), 1);
+    observe(j, b, 3);
+    ASSERT_EQ(observe(j, b, 3), 1);
     prev = second.d.memo;
     prev.stale = 1;
     Decision third;
@@ -228,8 +238,8 @@ TEST(DecideStable, AHostSlowForEveryConfigurationSettlesOnAMeasuredOne)
     mcio_cost_config c = third.d.choice.best;
     EXPECT_TRUE(same(c, a) || same(c, b));
     /* Measured as now predicted (3x the model's): it stays. */
-    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &c, c.seconds, 3 * c.seconds), 0);
-    EXPECT_EQ(mcio_cost_observe(&j.cost, MCIO_COST_WRITE, shape(j), &c, c.seconds, 3 * c.seconds), 0);
+    EXPECT_EQ(observe(j, c, 3), 0);
+    EXPECT_EQ(observe(j, c, 3), 0);
 }
 
 TEST(DecideStable, ObserveBoundsAndSkips)

@@ -145,7 +145,8 @@ static int settled(const mcio_cost_inputs *ci, const mcio_chosen *prev, uint64_t
             compared(ci->cost, op, shape, &seen[i], margin) <= within)
             pick = i;
     for (int i = 0; pick < 0 && i < n; i++)
-        if (seen[i].fits && seen[i].seconds >= 0 && compared(ci->cost, op, shape, &seen[i], margin) <= within)
+        if (seen[i].fits && seen[i].seconds >= 0 &&
+            compared(ci->cost, op, shape, &seen[i], margin) <= within)
             pick = i;
     return pick;
 }
