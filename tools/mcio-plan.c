@@ -41,7 +41,8 @@ static const char usage[] =
     "                     repeated over the nodes) or normal:MEAN:SD[:SEED], or detect: every\n"
     "                     node has what this process has (MemAvailable, its memory cgroup,\n"
     "                     its rlimits, as mcio reads them); default: no limit\n"
-    "  --strategy S       memory, romio or auto (default memory; same as --hint mcio_strategy=S)\n"
+    "  --strategy S       auto, memory, romio or fit (default auto, the library's: the cost\n"
+    "                     model's choice; same as --hint mcio_strategy=S)\n"
     "  --hint KEY=VAL     a hint, repeatable (mcio_nah, mcio_msgind, mcio_msggroup, mcio_memmin,\n"
     "                     mcio_node_memory, cb_buffer_size, cb_nodes, striping_unit, ...)\n"
     "  --fs-path PATH     plan for the file system that holds PATH, as mcio_file_open does: its\n"
@@ -93,8 +94,7 @@ static int parse(int argc, char **argv, opts *o)
     char detail[MCIO_DETAIL_LEN];
     *o = (opts){.pattern = "ior", .size = 16 << 20, .transfer = 256 << 10, .random_max = 2 << 20,
                 .seed = 1, .ranks = 8, .per_node = 1, .max_print = 40};
-    o->hints = mcio_hints_default();
-    o->hints.strategy = MCIO_STRATEGY_MEMORY;
+    o->hints = mcio_hints_default(); /* the library's defaults: strategy auto, the cost model */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int64_t x;

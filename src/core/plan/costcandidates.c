@@ -21,9 +21,11 @@
 #define AGGREGATION_MARGIN_REMOTE 1.0
 #define AGGREGATION_MARGIN_LOCAL 1.3
 
-int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_fdplan *fd)
+/* mcio_cost_plan with prep's shared parts (NULL: none). */
+static int plan_with(const mcio_cost_inputs *in, const mcio_cost_prep *prep,
+                     const mcio_cost_config *c, mcio_fdplan *fd)
 {
-    const mcio_topology *topo = in->topo;
+    const mcio_topology *topo = prep ? &prep->topo : in->topo;
     mcio_planner_params pp = in->params;
     pp.cb = MCIO_CB_ENABLE;
     pp.buffer_size = c->buffer;
@@ -39,13 +41,39 @@ int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_f
     return (pl->cost_plan ? pl->cost_plan : pl->plan)(topo, in->sum, pp, fd);
 }
 
+int mcio_cost_plan(const mcio_cost_inputs *in, const mcio_cost_config *c, mcio_fdplan *fd)
+{
+    return plan_with(in, NULL, c, fd);
+}
+
+/* Does the plan fit every node's usable memory? -1 when out of memory. */
+static int plan_fits(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int *slots)
+{
+    const mcio_topology *topo = in->topo;
+    int limited = 0;
+    for (int j = 0; topo->node_mem && j < topo->nnodes; j++)
+        limited |= topo->node_mem[j] != INT64_MAX;
+    if (!limited)
+        return 1; /* no node has a limit: the memory model would walk every rank for nothing */
+    mcio_memmodel_node *m = malloc(((size_t)topo->nnodes + 1) * sizeof *m);
+    if (!m || mcio_memmodel(topo, in->sum, fd, slots, 0, m) != MCIO_SUCCESS) {
+        free(m);
+        return -1;
+    }
+    int fits = 1;
+    for (int j = 0; j < topo->nnodes; j++)
+        fits &= m[j].peak <= mcio_memmodel_usable(topo->node_mem[j], in->params);
+    free(m);
+    return fits;
+}
+
 /* Plan the aggregated configuration c as the engine runs it in *fd and *slots (subdivided for
  * a pipeline; the caller frees both, also on failure) and set c->fits. */
-static int plan_config(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
-                       int **slots)
+static int plan_config(const mcio_cost_inputs *in, const mcio_cost_prep *prep,
+                       mcio_cost_config *c, mcio_fdplan *fd, int **slots)
 {
     *slots = NULL;
-    int st = mcio_cost_plan(in, c, fd);
+    int st = plan_with(in, prep, c, fd);
     if (st != MCIO_SUCCESS)
         return st;
     if (c->depth > 1) {
@@ -53,7 +81,7 @@ static int plan_config(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdp
         st = *slots ? mcio_fdplan_subdivide(fd, in->subbuffer, c->depth, in->unit, *slots)
                     : MCIO_ERR_NOMEM;
     }
-    int fits = st == MCIO_SUCCESS ? mcio_cost_plan_fits(in, fd, *slots) : 0;
+    int fits = st == MCIO_SUCCESS ? plan_fits(in, fd, *slots) : 0;
     if (st == MCIO_SUCCESS && fits < 0)
         st = MCIO_ERR_NOMEM;
     /* The memory strategy keeps each node's buffers within what the node offers (the margin
@@ -67,12 +95,13 @@ static int plan_config(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdp
     return st;
 }
 
-/* Predict the aggregated configuration c, and leave its plan as plan_config does. */
-static int predict_planned(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
-                           int **slots)
+/* Predict the aggregated configuration c, and leave its plan as plan_config does; with
+ * prep's shared parts (NULL: built for c alone). */
+static int predict_planned(const mcio_cost_inputs *in, mcio_cost_prep *prep, mcio_cost_config *c,
+                           mcio_fdplan *fd, int **slots)
 {
-    int st = plan_config(in, c, fd, slots);
-    return st == MCIO_SUCCESS ? mcio_cost_predict_plan(in, fd, c->depth, &c->seconds) : st;
+    int st = plan_config(in, prep, c, fd, slots);
+    return st == MCIO_SUCCESS ? mcio_cost_predict_plan(in, prep, fd, c->depth, &c->seconds) : st;
 }
 
 int mcio_cost_replan(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdplan *fd,
@@ -84,7 +113,7 @@ int mcio_cost_replan(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_fdpla
         c->fits = 1;
         return MCIO_SUCCESS;
     }
-    return plan_config(in, c, fd, slots);
+    return plan_config(in, NULL, c, fd, slots);
 }
 
 int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
@@ -93,7 +122,7 @@ int mcio_cost_predict(const mcio_cost_inputs *in, mcio_cost_config *c)
         return mcio_cost_predict_independent(in, c);
     mcio_fdplan fd = {0};
     int *slots = NULL;
-    int st = predict_planned(in, c, &fd, &slots);
+    int st = predict_planned(in, NULL, c, &fd, &slots);
     free(slots);
     mcio_fdplan_free(&fd);
     return st;
@@ -121,14 +150,14 @@ typedef struct seen_list {
 
 /* Predict *c and rank it among the best two so far (c->seconds stays -1 when the candidate
  * cannot run: too many rounds for its buffer); a new best's plan replaces the kept one. */
-static int consider(const mcio_cost_inputs *in, mcio_cost_config *c, mcio_cost_choice *out,
-                    kept_plan *keep, const seen_list *seen)
+static int consider(const mcio_cost_inputs *in, mcio_cost_prep *prep, mcio_cost_config *c,
+                    mcio_cost_choice *out, kept_plan *keep, const seen_list *seen)
 {
     c->seconds = -1;
     mcio_fdplan fd = {0};
     int *slots = NULL;
-    int st =
-        c->independent ? mcio_cost_predict_independent(in, c) : predict_planned(in, c, &fd, &slots);
+    int st = c->independent ? mcio_cost_predict_independent(in, c)
+                            : predict_planned(in, prep, c, &fd, &slots);
     if (st == MCIO_ERR_ARG) {
         st = MCIO_SUCCESS;
         goto done;
@@ -159,8 +188,9 @@ done:
 
 /* The table's candidate rows at configuration c (aggregators, buffer, depth), in the table's
  * order: each that is tried always, and one tried where the row before it does not fit. */
-static int consider_planners(const mcio_cost_inputs *in, mcio_cost_config c,
-                             mcio_cost_choice *out, kept_plan *keep, const seen_list *seen)
+static int consider_planners(const mcio_cost_inputs *in, mcio_cost_prep *prep,
+                             mcio_cost_config c, mcio_cost_choice *out, kept_plan *keep,
+                             const seen_list *seen)
 {
     mcio_planner_table lib = mcio_planners();
     const mcio_planner_table *t = in->planners ? in->planners : &lib;
@@ -170,7 +200,7 @@ static int consider_planners(const mcio_cost_inputs *in, mcio_cost_config c,
         if (kind == MCIO_CANDIDATE_NO || (kind == MCIO_CANDIDATE_UNFIT && !before_unfit))
             continue;
         c.strategy = s;
-        st = consider(in, &c, out, keep, seen);
+        st = consider(in, prep, &c, out, keep, seen);
         before_unfit = c.seconds >= 0 && !c.fits;
     }
     return st;
@@ -193,7 +223,11 @@ static int decide(const mcio_cost_inputs *in, mcio_cost_choice *out, kept_plan *
                   (in->params.cb == MCIO_CB_AUTOMATIC && interleaved);
     mcio_cost_config ind = {.independent = 1, .depth = 1, .seconds = -1};
     if (try_ind)
-        st = consider(in, &ind, out, keep, seen);
+        st = consider(in, NULL, &ind, out, keep, seen);
+    /* What the aggregated candidates' plans and predictions share, built once for them all. */
+    mcio_cost_prep prep = {0};
+    if (try_agg && st == MCIO_SUCCESS)
+        st = mcio_cost_prep_build(in, &prep);
     static const int per_node[] = {1, 2, 4}, depths[] = {1, 2, 4};
     int64_t buffers[2] = {in->params.buffer_size, (int64_t)4 << 20};
     int nbuf = in->fixed & MCIO_COST_FIX_BUFFER || buffers[1] >= buffers[0] ? 1 : 2;
@@ -205,8 +239,9 @@ static int decide(const mcio_cost_inputs *in, mcio_cost_choice *out, kept_plan *
                 mcio_cost_config c = {.aggs_per_node = nper == 1 ? 0 : per_node[a],
                                       .buffer = buffers[b],
                                       .depth = ndep == 1 ? in->depth : depths[k]};
-                st = consider_planners(in, c, out, keep, seen);
+                st = consider_planners(in, &prep, c, out, keep, seen);
             }
+    mcio_cost_prep_free(&prep);
     /* Aggregation only where it is predicted clearly faster than independent access: within
      * the margin of it, the model's error decides (on this host's /tmp at 8 ranks the
      * aggregated calls took 1.3-3x their predicted time and the independent ones 0.8-1.3x:

@@ -188,25 +188,11 @@ static int writes_take_turns(const mcio_cost_table *t, int write)
     return write && io_is_cpu(t);
 }
 
-static int64_t rank_extents(const mcio_topology *topo, int r)
-{
-    return topo->rank_extents && topo->rank_extents[r] > 0 ? topo->rank_extents[r] : 1;
-}
-
-/* Rank r's pieces per byte (its extents over its bytes; 0 where the extents are unknown): a
- * message of its pieces is a datatype of that many blocks. */
-static double piece_density(const mcio_topology *topo, const mcio_summary *sum, int r)
-{
-    return topo->rank_extents && sum[r].bytes > 0
-               ? (double)rank_extents(topo, r) / (double)sum[r].bytes
-               : 0;
-}
-
 /* The system calls of rank r's own access: fewer than its extents where pieces that meet in
  * the file are packed (mcio_own_calls). */
 static int64_t rank_calls(const mcio_topology *topo, int r)
 {
-    int64_t e = rank_extents(topo, r);
+    int64_t e = mcio_cost_rank_extents(topo, r);
     return topo->rank_calls && topo->rank_calls[r] > 0 && topo->rank_calls[r] < e
                ? topo->rank_calls[r]
                : e;
@@ -258,7 +244,7 @@ int mcio_cost_predict_independent(const mcio_cost_inputs *in, mcio_cost_config *
         int w = active[topo->node_of_rank[r]];
         int64_t calls = rank_calls(topo, r);
         stream_cost(in->cost, op, w, (double)calls, (double)in->sum[r].bytes, &alone, &t);
-        if (calls < rank_extents(topo, r)) { /* packed: the rank's own copy, on its core */
+        if (calls < mcio_cost_rank_extents(topo, r)) { /* packed: the rank's own copy, on its core */
             double pack = (double)in->sum[r].bytes * in->cost->copy_byte;
             alone += pack;
             t += io_is_cpu(in->cost) ? pack : 0;
@@ -281,125 +267,6 @@ int mcio_cost_predict_independent(const mcio_cost_inputs *in, mcio_cost_config *
     c->fits = 1; /* no collective buffer: the extents only, which every candidate holds */
     c->seconds = worst + COLL_INDEPENDENT * in->cost->coll;
     return MCIO_SUCCESS;
-}
-
-/* Does the plan fit every node's usable memory? -1 when out of memory. */
-int mcio_cost_plan_fits(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int *slots)
-{
-    const mcio_topology *topo = in->topo;
-    int limited = 0;
-    for (int j = 0; topo->node_mem && j < topo->nnodes; j++)
-        limited |= topo->node_mem[j] != INT64_MAX;
-    if (!limited)
-        return 1; /* no node has a limit: the memory model would walk every rank for nothing */
-    mcio_memmodel_node *m = malloc(((size_t)topo->nnodes + 1) * sizeof *m);
-    if (!m || mcio_memmodel(topo, in->sum, fd, slots, 0, m) != MCIO_SUCCESS) {
-        free(m);
-        return -1;
-    }
-    int fits = 1;
-    for (int j = 0; j < topo->nnodes; j++)
-        fits &= m[j].peak <= mcio_memmodel_usable(topo->node_mem[j], in->params);
-    free(m);
-    return fits;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* How many of the n sorted values are below x. */
-static int64_t count_below(const int64_t *v, int64_t n, int64_t x)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The share of rank r's bytes that falls in [a, b) (spread evenly over its span, as the
- * memory strategy's request map does). */
-static double share_in(const mcio_summary *s, int64_t a, int64_t b)
-{
-    int64_t lo = s->start > a ? s->start : a, hi = s->end < b ? s->end : b;
-    double span = (double)(s->end - s->start);
-    return hi > lo && span > 0 ? (double)(hi - lo) / span * (double)s->bytes : 0;
-}
-
-/* The slowest sender's side (receiver's, on reads): its messages to other ranks' domains, and
- * its pieces packed into them. prefix[d]: rounds of the domains before d; own[r]: the domain
- * rank r aggregates, or -1. */
-static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int64_t *prefix,
-                      const int *own, double *cpu)
-{
-    const mcio_cost_table *t = in->cost;
-    int nd = fd->ndomains;
-    double worst = 0;
-    for (int r = 0; r < in->topo->nprocs; r++) {
-        const mcio_summary *s = &in->sum[r];
-        if (s->bytes <= 0)
-            continue;
-        /* Its windows: the first and last domain it meets in part, those between whole. */
-        int d0 = mcio_fdplan_first_after(fd, s->start), d1 = mcio_fdplan_first_after(fd, s->end - 1);
-        double nmsg = 0, sent = (double)s->bytes;
-        if (d0 < nd) {
-            int last = d1 < nd ? d1 : nd - 1;
-            nmsg = (double)mcio_fdplan_rounds_met(fd, d0, s->start, s->end);
-            if (last > d0)
-                nmsg += (double)(prefix[last] - prefix[d0 + 1]) +
-                        (double)mcio_fdplan_rounds_met(fd, last, s->start, s->end);
-        }
-        if (own[r] >= 0) {
-            nmsg -= (double)mcio_fdplan_rounds_met(fd, own[r], s->start, s->end);
-            sent -= share_in(s, fd->fd_start[own[r]], fd->fd_end[own[r]]);
-        }
-        /* A sender's side: its messages, and its pieces packed into them (each a block of
-         * the message's datatype). Its CPU: the messages and the packing; a message's bytes
-         * are copied once, by the aggregator's side (Open MPI's and MPICH's single copy
-         * between the ranks of a node), where predict_plan counts them. */
-        double ts = nmsg * t->msg + sent * (t->msg_byte + t->copy_byte) +
-                    sent * piece_density(in->topo, in->sum, r) * t->piece;
-        worst = ts > worst ? ts : worst;
-        cpu[in->topo->node_of_rank[r]] += ts - sent * t->msg_byte;
-    }
-    return worst;
-}
-
-/* predict_plan's first step: per domain d, its bytes, those from other ranks than its
- * aggregator (remote), its messages (the ranks each window meets, from the sorted starts and ends
- * of the m ranks with data), its rounds' prefix sum, and own[aggregator] = d. */
-static void walk_domains(const mcio_cost_inputs *in, const mcio_fdplan *fd, const mcio_reqmap *map,
-                         const int64_t *starts, const int64_t *ends, int64_t m, double *bytes,
-                         double *remote, double *msgs, int64_t *prefix, int *own)
-{
-    for (int d = 0; d < fd->ndomains; d++) {
-        own[fd->agg_rank[d]] = d;
-        prefix[d + 1] = prefix[d] + fd->rounds[d];
-        if (fd->rounds[d] <= 0)
-            continue;
-        bytes[d] = (double)mcio_reqmap_bytes(map, fd->fd_start[d], fd->fd_end[d]);
-        /* The ranks each window meets: spans that start before its end and end after its
-         * start. */
-        for (int64_t k = 0; k < fd->rounds[d]; k++) {
-            int64_t a = fd->win_start[d] + k * fd->window[d];
-            int64_t b = a + fd->window[d] < fd->win_end[d] ? a + fd->window[d] : fd->win_end[d];
-            msgs[d] += (double)(count_below(starts, m, b) - count_below(ends, m, a + 1));
-        }
-        const mcio_summary *ag = &in->sum[fd->agg_rank[d]];
-        if (ag->bytes > 0) { /* the aggregator's own data sends no message */
-            msgs[d] -= (double)mcio_fdplan_rounds_met(fd, d, ag->start, ag->end);
-            remote[d] = bytes[d] - share_in(ag, fd->fd_start[d], fd->fd_end[d]);
-        } else {
-            remote[d] = bytes[d];
-        }
-    }
 }
 
 /* predict_plan's file access of each domain d with data (its rounds' calls and its span's
@@ -518,19 +385,6 @@ static double aggregator_time(const mcio_cost_table *t, int depth, int w, double
     return (ex > io ? ex : io) + (1 - ov) * lo + lo / rounds + rounds * t->msg;
 }
 
-/* The rank's pieces per byte over all the ranks (mcio_cost_predict_plan's density): the
- * blocks an aggregator unpacks per remote byte. */
-static double mean_density(const mcio_cost_inputs *in)
-{
-    const mcio_topology *topo = in->topo;
-    double all_bytes = 0, all_pieces = 0; /* pieces per byte over the ranks */
-    for (int r = 0; r < topo->nprocs; r++) {
-        all_bytes += (double)in->sum[r].bytes;
-        all_pieces += piece_density(topo, in->sum, r) * (double)in->sum[r].bytes;
-    }
-    return all_bytes > 0 ? all_pieces / all_bytes : 0;
-}
-
 /* What mcio_cost_predict_plan's walk found per domain (msgs, remote, bytes, iod) and per node
  * (aggs, ranks, cold). */
 typedef struct domain_loads {
@@ -577,82 +431,61 @@ static double aggregators_worst(const mcio_cost_inputs *in, const mcio_fdplan *f
 
 /*
  * Walk an aggregated plan: per domain, what its aggregator exchanges and accesses; per rank,
- * what it sends (receives, on reads) to others' domains. In O((nprocs + windows) log nprocs),
- * not ranks x domains (an IOR-like pattern has every rank in every domain: at 100,000 ranks the
- * direct walk took minutes): a domain's bytes from the request map, its messages as the ranks
- * each of its windows meets (sorted starts and ends), a rank's messages from a prefix sum of
- * the domains' rounds. The time in *seconds; 0 or MCIO_ERR_NOMEM (never a price that one rank
- * alone would see: every rank must reach the same choice, or fail).
+ * what it sends (receives, on reads) to others' domains. In O(nprocs log ndomains + ndomains)
+ * with prep's shared parts, not ranks x domains (an IOR-like pattern has every rank in every
+ * domain: at 100,000 ranks the direct walk took minutes), nor a search of the ranks per window:
+ * a domain's bytes from the request map, its messages from the windows each rank meets
+ * (senders), a rank's messages from a prefix sum of the domains' rounds. The time in *seconds;
+ * 0 or MCIO_ERR_NOMEM (never a price that one rank alone would see: every rank must reach the
+ * same choice, or fail).
  */
-int mcio_cost_predict_plan(const mcio_cost_inputs *in, const mcio_fdplan *fd, int depth,
-                           double *seconds)
+static int predict_walk(const mcio_cost_inputs *in, mcio_cost_prep *prep, const mcio_fdplan *fd,
+                        int depth, double *seconds)
 {
     const mcio_topology *topo = in->topo;
-    const mcio_cost_table *t = in->cost;
-    int nd = fd->ndomains, n = topo->nprocs;
-    double *bytes = calloc((size_t)nd + 1, sizeof(double));
-    double *remote = calloc((size_t)nd + 1, sizeof(double));
-    double *msgs = calloc((size_t)nd + 1, sizeof(double));
-    double *iod = calloc((size_t)nd + 1, sizeof(double));
-    int64_t *prefix = calloc((size_t)nd + 1, sizeof(int64_t));
-    int64_t *starts = malloc(((size_t)n + 1) * sizeof(int64_t));
-    int64_t *ends = malloc(((size_t)n + 1) * sizeof(int64_t));
-    int *own = malloc(((size_t)n + 1) * sizeof(int));
-    int *aggs = calloc((size_t)topo->nnodes + 1, sizeof(int));
-    int *ranks = calloc((size_t)topo->nnodes + 1, sizeof(int));
-    double *cpu = calloc((size_t)topo->nnodes + 1, sizeof(double));
-    double *turns = calloc((size_t)topo->nnodes + 1, sizeof(double)); /* a node's writes */
-    double *cpu_io = calloc((size_t)topo->nnodes + 1, sizeof(double)); /* of cpu: file access */
-    double *cold = calloc((size_t)topo->nnodes + 1, sizeof(double));   /* cold_buffers */
-    mcio_reqmap map = {0};
+    int nd = fd->ndomains, nn = topo->nnodes;
+    double *dom = calloc(((size_t)nd + 1) * 4 + ((size_t)nn + 1) * 4, sizeof(double));
+    int *aggs = calloc((size_t)nn + 1, sizeof(int));
     double worst = 0;
-    int st = MCIO_SUCCESS;
-    if (!bytes || !remote || !msgs || !iod || !prefix || !starts || !ends || !own || !aggs ||
-        !ranks || !cpu || !turns || !cpu_io || !cold ||
-        mcio_reqmap_build(n, in->sum, &map) != MCIO_SUCCESS) {
-        st = MCIO_ERR_NOMEM;
+    int st = MCIO_ERR_NOMEM;
+    if (!dom || !aggs)
         goto done;
-    }
-    int64_t m = 0;
-    for (int r = 0; r < n; r++) {
-        own[r] = -1;
-        if (in->sum[r].bytes > 0)
-            starts[m] = in->sum[r].start, ends[m++] = in->sum[r].end;
-    }
-    qsort(starts, (size_t)m, sizeof(int64_t), cmp_i64);
-    qsort(ends, (size_t)m, sizeof(int64_t), cmp_i64);
-    walk_domains(in, fd, &map, starts, ends, m, bytes, remote, msgs, prefix, own);
-    worst = senders(in, fd, prefix, own, cpu);
-    double density = mean_density(in);
+    /* Per domain: bytes, remote, msgs, iod; per node: cpu, turns (a node's writes), cpu_io (of
+     * cpu: file access), cold (cold_buffers). */
+    double *bytes = dom, *remote = bytes + nd + 1, *msgs = remote + nd + 1, *iod = msgs + nd + 1;
+    double *cpu = iod + nd + 1, *turns = cpu + nn + 1, *cpu_io = turns + nn + 1,
+           *cold = cpu_io + nn + 1;
+    if (mcio_cost_walk_ranks(in, prep, fd, bytes, remote, msgs, cpu, &worst) != MCIO_SUCCESS)
+        goto done;
     for (int d = 0; d < nd; d++)
         aggs[topo->node_of_rank[fd->agg_rank[d]]] += fd->rounds[d] > 0;
-    for (int r = 0; r < n; r++)
-        ranks[topo->node_of_rank[r]]++;
-    if (domains_io(in, fd, bytes, aggs, iod, turns) != MCIO_SUCCESS) {
-        st = MCIO_ERR_NOMEM;
+    if (domains_io(in, fd, bytes, aggs, iod, turns) != MCIO_SUCCESS)
         goto done;
-    }
     cold_buffers(in, fd, depth, aggs, cold);
-    domain_loads dl = {msgs, remote, bytes, iod, aggs, ranks, cold};
-    worst = aggregators_worst(in, fd, depth, density, &dl, worst, cpu, cpu_io);
-    double nodes = nodes_bound(t, topo->nnodes, depth, ranks, cpu, cpu_io, turns);
+    domain_loads dl = {msgs, remote, bytes, iod, aggs, prep->ranks, cold};
+    worst = aggregators_worst(in, fd, depth, prep->density, &dl, worst, cpu, cpu_io);
+    double nodes = nodes_bound(in->cost, nn, depth, prep->ranks, cpu, cpu_io, turns);
     worst = nodes > worst ? nodes : worst;
+    st = MCIO_SUCCESS;
 done:
-    mcio_reqmap_free(&map);
-    free(bytes);
-    free(remote);
-    free(msgs);
-    free(iod);
-    free(prefix);
-    free(starts);
-    free(ends);
-    free(own);
+    free(dom);
     free(aggs);
-    free(ranks);
-    free(cpu);
-    free(turns);
-    free(cpu_io);
-    free(cold);
-    *seconds = worst + COLL_AGGREGATED * t->coll;
+    *seconds = worst + COLL_AGGREGATED * in->cost->coll;
+    return st;
+}
+
+int mcio_cost_predict_plan(const mcio_cost_inputs *in, mcio_cost_prep *prep,
+                           const mcio_fdplan *fd, int depth, double *seconds)
+{
+    mcio_cost_prep mine;
+    int st = MCIO_SUCCESS, built = !prep;
+    if (built && (st = mcio_cost_prep_build(in, &mine)) == MCIO_SUCCESS)
+        prep = &mine;
+    if (st == MCIO_SUCCESS)
+        st = predict_walk(in, prep, fd, depth, seconds);
+    else
+        *seconds = COLL_AGGREGATED * in->cost->coll;
+    if (built)
+        mcio_cost_prep_free(&mine);
     return st;
 }

@@ -142,25 +142,19 @@ int64_t mcio_fdplan_domain_rounds(const mcio_spans *spans, int64_t fs, int64_t f
     return span / w + (span % w != 0); /* no overflow near INT64_MAX */
 }
 
-int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
-                            mcio_planner_params params)
+int mcio_fdplan_fill_rounds_spans(mcio_fdplan *plan, const mcio_spans *spans,
+                                  mcio_planner_params params)
 {
-    mcio_spans spans;
-    if (mcio_spans_build(nprocs, sum, &spans) != MCIO_SUCCESS)
-        return MCIO_ERR_NOMEM;
-    int st = MCIO_SUCCESS;
     plan->max_rounds = 0;
     plan->max_buffer = 0;
     for (int d = 0; d < plan->ndomains; d++) {
         if (plan->window[d] <= 0)
             plan->window[d] = params.buffer_size;
-        int64_t rounds = mcio_fdplan_domain_rounds(&spans, plan->fd_start[d], plan->fd_end[d],
+        int64_t rounds = mcio_fdplan_domain_rounds(spans, plan->fd_start[d], plan->fd_end[d],
                                                    &plan->window[d], params.stripe,
                                                    &plan->win_start[d], &plan->win_end[d]);
-        if (rounds > INT32_MAX) {
-            st = MCIO_ERR_ARG; /* the caller says: raise cb_buffer_size */
-            goto fail;
-        }
+        if (rounds > INT32_MAX)
+            return MCIO_ERR_ARG; /* the caller says: raise cb_buffer_size */
         plan->rounds[d] = (int)rounds;
         if (plan->rounds[d] > plan->max_rounds)
             plan->max_rounds = plan->rounds[d];
@@ -168,7 +162,16 @@ int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *s
         if (buf > plan->max_buffer)
             plan->max_buffer = buf;
     }
-fail:
+    return MCIO_SUCCESS;
+}
+
+int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
+                            mcio_planner_params params)
+{
+    mcio_spans spans;
+    if (mcio_spans_build(nprocs, sum, &spans) != MCIO_SUCCESS)
+        return MCIO_ERR_NOMEM;
+    int st = mcio_fdplan_fill_rounds_spans(plan, &spans, params);
     mcio_spans_free(&spans);
     return st;
 }

@@ -167,7 +167,15 @@ typedef struct mcio_topology {
     const int64_t *rank_extents; /* [nprocs] each rank's extents (the memory model); NULL: unknown */
     const int64_t *rank_calls;   /* [nprocs] the system calls of each rank's own access
                                     (mcio_own_calls); NULL: one per extent */
+    /* The summaries' merged spans (mcio_spans_build), built once by a caller that plans one
+     * call many times (the cost model's candidates); NULL: each plan builds them. */
+    const struct mcio_spans *spans;
 } mcio_topology;
+
+/* As mcio_planner_romio, on topo's ranks and nodes, with topo->spans when given (then the
+ * region and the rounds cost O(ndomains log spans), not a sort of the ranks' spans). */
+int mcio_planner_romio_topo(const mcio_topology *topo, const mcio_summary *sum,
+                            mcio_planner_params params, mcio_fdplan *plan);
 
 /* A planning strategy: summaries in, a plan out. Pure; returns 0 or an MCIO_ERR_* code. */
 typedef struct mcio_planner {
@@ -403,6 +411,11 @@ int mcio_fdplan_alloc(mcio_fdplan *plan, int n);
  */
 int mcio_fdplan_fill_rounds(mcio_fdplan *plan, int nprocs, const mcio_summary *sum,
                              mcio_planner_params params);
+
+/* As mcio_fdplan_fill_rounds, from the ranks' merged spans (mcio_spans_build) built before:
+ * O(ndomains log spans). */
+int mcio_fdplan_fill_rounds_spans(mcio_fdplan *plan, const struct mcio_spans *spans,
+                                  mcio_planner_params params);
 
 void mcio_fdplan_free(mcio_fdplan *plan);
 

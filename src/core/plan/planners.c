@@ -11,7 +11,7 @@
 static int plan_romio(const mcio_topology *topo, const mcio_summary *sum,
                       mcio_planner_params params, mcio_fdplan *plan)
 {
-    int st = mcio_planner_romio(topo->nprocs, sum, topo->node_of_rank, topo->nnodes, params, plan);
+    int st = mcio_planner_romio_topo(topo, sum, params, plan);
     /* Which rank aggregates each domain: the mcio_placement and mcio_socket_rule hints. */
     if (st == MCIO_SUCCESS && (st = mcio_place_apply(topo, sum, params, plan)) != MCIO_SUCCESS)
         mcio_fdplan_free(plan);

@@ -73,23 +73,44 @@ static int64_t nearest_multiple(int64_t x, int64_t unit)
 int mcio_planner_romio(int nprocs, const mcio_summary *sum, const int *node_of_rank, int nnodes,
                        mcio_planner_params params, mcio_fdplan *plan)
 {
-    int *aggs = malloc((size_t)nprocs * sizeof(int));
+    mcio_topology topo = {.nprocs = nprocs, .nnodes = nnodes, .node_of_rank = node_of_rank};
+    return mcio_planner_romio_topo(&topo, sum, params, plan);
+}
+
+/* The aggregate access region [*lo, *hi): the first start and the last end of the ranks with
+ * data (the merged spans' ends when given), both 0 when nobody accesses anything. */
+static void access_region(const mcio_topology *topo, const mcio_summary *sum, int64_t *lo,
+                          int64_t *hi)
+{
+    *lo = INT64_MAX, *hi = 0;
+    if (topo->spans) {
+        if (topo->spans->n > 0)
+            *lo = topo->spans->iv[0], *hi = topo->spans->iv[2 * topo->spans->n - 1];
+    } else {
+        for (int r = 0; r < topo->nprocs; r++)
+            if (sum[r].bytes > 0) {
+                *lo = sum[r].start < *lo ? sum[r].start : *lo;
+                *hi = sum[r].end > *hi ? sum[r].end : *hi;
+            }
+    }
+    if (*lo == INT64_MAX) /* nobody accesses anything */
+        *lo = *hi = 0;
+}
+
+int mcio_planner_romio_topo(const mcio_topology *topo, const mcio_summary *sum,
+                            mcio_planner_params params, mcio_fdplan *plan)
+{
+    int *aggs = malloc((size_t)topo->nprocs * sizeof(int));
     if (!aggs)
         return MCIO_ERR_NOMEM;
-    int naggs =
-        mcio_planner_choose_aggregators(nprocs, node_of_rank, nnodes, params.cb_nodes, aggs);
+    int naggs = mcio_planner_choose_aggregators(topo->nprocs, topo->node_of_rank, topo->nnodes,
+                                                params.cb_nodes, aggs);
     if (naggs == 0 || mcio_fdplan_alloc(plan, naggs) != MCIO_SUCCESS) {
         free(aggs);
         return MCIO_ERR_NOMEM;
     }
-    int64_t lo = INT64_MAX, hi = 0;
-    for (int r = 0; r < nprocs; r++)
-        if (sum[r].bytes > 0) {
-            lo = sum[r].start < lo ? sum[r].start : lo;
-            hi = sum[r].end > hi ? sum[r].end : hi;
-        }
-    if (lo == INT64_MAX) /* nobody accesses anything */
-        lo = hi = 0;
+    int64_t lo, hi;
+    access_region(topo, sum, &lo, &hi);
     /* Ceiling division and boundaries computed so that nothing overflows near INT64_MAX. */
     int64_t region = hi - lo;
     int64_t fd_size = region / naggs + (region % naggs != 0);
@@ -106,7 +127,8 @@ int mcio_planner_romio(int nprocs, const mcio_summary *sum, const int *node_of_r
         prev = end;
     }
     free(aggs);
-    int st = mcio_fdplan_fill_rounds(plan, nprocs, sum, params);
+    int st = topo->spans ? mcio_fdplan_fill_rounds_spans(plan, topo->spans, params)
+                         : mcio_fdplan_fill_rounds(plan, topo->nprocs, sum, params);
     if (st != MCIO_SUCCESS)
         mcio_fdplan_free(plan);
     return st;
