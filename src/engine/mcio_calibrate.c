@@ -232,12 +232,13 @@ static void coll_keyval_create(void)
  * to allocate: every rank of the communicator has it, or none. */
 _Static_assert(sizeof(void *) >= sizeof(double), "a double fits an attribute value");
 
-/* Collective: the median of nine allreduces back to back on fh's communicator, the slowest
- * rank's (the job's size and layout: 8 ranks on 2 cores pay more than a probe measured once per
- * file system, maybe under another load, and cached); measured at the first open on comm. */
-static double coll_here(mcio_file fh, MPI_Comm comm)
+/* Collective: this rank's median of five allreduces back to back on fh's communicator (the
+ * job's size and layout: 8 ranks on 2 cores pay more than a probe measured once per file system,
+ * maybe under another load, and cached), measured at the first open on comm; *kept: the agreed
+ * figure of an earlier open on comm instead (coll_keep keeps it). */
+static double coll_here(mcio_file fh, MPI_Comm comm, int *kept)
 {
-    enum { REPS = 9 };
+    enum { REPS = 5 };
     double each[REPS], v;
     uintptr_t bits = 0;
     void *val = NULL;
@@ -245,6 +246,7 @@ static double coll_here(mcio_file fh, MPI_Comm comm)
     pthread_once(&coll_once, coll_keyval_create);
     if (coll_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL)
         PMPI_Comm_get_attr(comm, coll_keyval, &val, &flag);
+    *kept = flag;
     if (flag) {
         bits = (uintptr_t)val;
         memcpy(&v, &bits, sizeof v);
@@ -256,27 +258,44 @@ static double coll_here(mcio_file fh, MPI_Comm comm)
         PMPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, fh->comm);
         each[i] = PMPI_Wtime() - t0;
     }
-    v = mcio_calibrate_median_of(each, REPS);
-    PMPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, fh->comm);
+    return mcio_calibrate_median_of(each, REPS);
+}
+
+static void coll_keep(MPI_Comm comm, double v)
+{
+    uintptr_t bits = 0;
     memcpy(&bits, &v, sizeof v);
     if (coll_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL)
         PMPI_Comm_set_attr(comm, coll_keyval, (void *)bits);
-    return v;
 }
 
-/* Collective: the machine's figures of the table as they are for this job: the collective's
- * cost on this communicator, a copy and the datatype engine's cost per block (the least
- * disturbed rank's); the same figures on every rank. */
+/* Collective: the machine's figures of the table as they are for this job, the same on every
+ * rank, in one allreduce: the collective's cost on this communicator (the slowest rank's), a
+ * copy and the datatype engine's cost per block (the least disturbed node's). Only each node's
+ * first rank measures those two, once per process: they are the host's, and every rank
+ * measuring them cost 8 ranks sharing 2 cores about 4 ms of their first open (issue 51). */
 static void machine_here(mcio_file fh, MPI_Comm comm, mcio_cost_table *t)
 {
-    pthread_once(&host_figures.once, host_figures_measure);
-    double copy = host_figures.copy >= 0 ? host_figures.copy : t->copy_byte;
-    double piece = host_figures.piece;
-    double v[3] = {coll_here(fh, comm), -copy, piece >= 0 ? -piece : -t->piece};
-    PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, fh->comm); /* max of -copy: min */
+    const mcio_machine *m = &fh->machine;
+    int node = m->node_of_rank ? m->node_of_rank[fh->rank] : 0;
+    int leader = !m->rank_order || m->rank_order[m->node_first[node]] == fh->rank;
+    double copy = -1, piece = -1;
+    if (leader) {
+        pthread_once(&host_figures.once, host_figures_measure);
+        copy = host_figures.copy, piece = host_figures.piece;
+    }
+    int kept;
+    /* -1e300: not measured here; max of -copy: the least. */
+    double v[3] = {coll_here(fh, comm, &kept), copy >= 0 ? -copy : -1e300,
+                   piece >= 0 ? -piece : -1e300};
+    PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, fh->comm);
+    if (!kept)
+        coll_keep(comm, v[0]);
     t->coll = v[0] > 1e-8 ? v[0] : 1e-8;
-    t->copy_byte = -v[1] > 1e-13 ? -v[1] : 1e-13;
-    t->piece = -v[2];
+    if (v[1] > -1e299)
+        t->copy_byte = -v[1] > 1e-13 ? -v[1] : 1e-13;
+    if (v[2] > -1e299)
+        t->piece = -v[2];
 }
 
 /* The network as a topology file describes it: its latency per hop (two hops between nodes,
