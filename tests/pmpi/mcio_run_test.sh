@@ -22,6 +22,16 @@ m=$(grep -c '"strategy":"memory"' "$work/stats" 2>/dev/null || true)
 m=${m:-0}
 [ "$m" = 2 ] || { echo "FAIL: $m of the calls used the hints file's strategy (memory), expected 2"; fail=1; }
 echo "mcio-run: the engine served $n calls, $m with the hints file's strategy"
+# Open MPI: the program's handles open with ROMIO unless the caller chose an engine.
+if [ "$mpi" = openmpi ]; then
+  want=$(sed -n 's/^romio_io=//p' "$run")
+  got=$("$run" "${mpiexec[@]}" -n 1 env | sed -n 's/^OMPI_MCA_io=//p')
+  [ -n "$want" ] && [ "$got" = "$want" ] || { echo "FAIL: OMPI_MCA_io '$got' under mcio-run, expected ROMIO's '$want'"; fail=1; }
+  got=$(OMPI_MCA_io=ompio "$run" "${mpiexec[@]}" -n 1 env | sed -n 's/^OMPI_MCA_io=//p')
+  [ "$got" = ompio ] || { echo "FAIL: OMPI_MCA_io '$got' under mcio-run, the caller's ompio expected"; fail=1; }
+  got=$("$run" "${mpiexec[@]}" --mca io ompio -n 1 env | sed -n 's/^OMPI_MCA_io=//p')
+  [ "$got" = ompio ] || { echo "FAIL: OMPI_MCA_io '$got' with --mca io ompio, ompio expected"; fail=1; }
+fi
 # Refusals, each with a clear message and status 2.
 other=openmpi
 [ "$mpi" = openmpi ] && other=mpich
