@@ -47,13 +47,16 @@ static int goes_own(const mcio_file fh, int write)
  * where the table is pinned (MCIO_CALIBRATION: the figures are the user's, and mcio-plan must
  * choose as the library does), nor for calls that move their bytes first (the operation's
  * independent choice taken again: the model's error on independent access is the smallest,
- * and such a call has no agreed time). */
+ * and such a call has no agreed time), nor where the hints leave independent access the only
+ * candidate (romio_cb_read or romio_cb_write disable: deciding again cannot change it, and a
+ * call's bytes-first path must not depend on the host's timing). */
 static void check_prediction(mcio_file fh, const struct mcio_plan_s *p, int write,
                              int64_t total_ns)
 {
     int w = write != 0, op = write ? MCIO_COST_WRITE : MCIO_COST_READ;
     if (fh->hints.strategy != MCIO_STRATEGY_AUTO || !p->chose || !fh->chosen[w].valid ||
-        fh->cost_source == MCIO_COST_PINNED)
+        fh->cost_source == MCIO_COST_PINNED ||
+        ((fh->cost_fixed[w] & MCIO_COST_FIX_CB) && p->choice.best.independent))
         return;
     if (mcio_cost_observe(&fh->cost, op, fh->chosen[w].shape, &p->choice.best,
                           p->choice.best.seconds, (double)total_ns * 1e-9)) {
