@@ -266,7 +266,7 @@ void mcio_pmpi_after_get_info(MPI_File fh, MPI_Info info)
             PMPI_Info_free(&given);
         }
         info_merge(info, f->pending);
-        if (!f->enabled)
+        if (!f->enabled || f->off)
             PMPI_Info_set(info, "mcio_enable", "false");
         PMPI_Info_free(&mi);
     }
