@@ -276,11 +276,8 @@ static void coll_keep(MPI_Comm comm, double v)
  * measuring them cost 8 ranks sharing 2 cores about 4 ms of their first open (issue 51). */
 static void machine_here(mcio_file fh, MPI_Comm comm, mcio_cost_table *t)
 {
-    const mcio_machine *m = &fh->machine;
-    int node = m->node_of_rank ? m->node_of_rank[fh->rank] : 0;
-    int leader = !m->rank_order || m->rank_order[m->node_first[node]] == fh->rank;
     double copy = -1, piece = -1;
-    if (leader) {
+    if (mcio_machine_leads_node(&fh->machine, fh->rank)) {
         pthread_once(&host_figures.once, host_figures_measure);
         copy = host_figures.copy, piece = host_figures.piece;
     }

@@ -146,7 +146,6 @@ void mcio_engine_shared_plans_free(mcio_file fh);
 typedef struct mcio_kept {
     MPI_Comm comm;             /* MPI_COMM_NULL while a file holds it */
     mcio_machine machine;      /* detected on comm; nprocs 0: none */
-    char machine_env[1024];    /* the MCIO_VIRTUAL_* variables it was detected under */
     int cost_ok;               /* cost, cost_source, cost_date, cost_kept hold a table */
     char cost_key[MCIO_PATH_LEN + 128]; /* what it was read for (rank 0's) */
     mcio_cost_table cost;
@@ -165,9 +164,6 @@ mcio_kept *mcio_kept_take(MPI_Comm comm);
  * there, else freed. */
 void mcio_kept_give(mcio_kept *k);
 void mcio_kept_free(mcio_kept *k);
-/* Local: the MCIO_VIRTUAL_* variables the machine's detection reads, as one string into out;
- * -1 when they do not fit in cap. */
-int mcio_kept_machine_env(char *out, size_t cap);
 
 struct mcio_file_s {
     MPI_Comm comm; /* private duplicate: our messages never meet the application's */

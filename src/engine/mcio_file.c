@@ -12,6 +12,7 @@
 #include <sys/statvfs.h>
 
 #include "mcio_engine.h"
+#include "mcio_fnv1a.h"
 #include "mcio_fs.h"
 
 /* Record key = value in given, the hints as set: from the first source (ROMIO's file) only when
@@ -162,12 +163,12 @@ static fs_found probe_fs_local(const char *path)
     } last;
     fs_found got = {.block = 4096};
     struct stat sb;
-    int known = stat(path, &sb) == 0;
+    int known = stat(path, &sb) == 0, hit = 0;
     pthread_mutex_lock(&lock);
     if (known && last.valid && last.dev == sb.st_dev)
-        got = last.got;
+        got = last.got, hit = 1;
     pthread_mutex_unlock(&lock);
-    if (known && got.fs.name[0])
+    if (hit)
         return got;
     struct statvfs sv;
     mcio_fs_probe(path, &got.fs);
@@ -183,12 +184,8 @@ static fs_found probe_fs_local(const char *path)
 /* A fingerprint of what probe_fs_local found, which the ranks compare (maximum and minimum). */
 static int64_t fs_fingerprint(const mcio_file f)
 {
-    uint64_t h = 1469598103934665603ull;
-    const unsigned char *b = (const unsigned char *)&f->fs;
-    for (size_t i = 0; i < sizeof f->fs; i++)
-        h = (h ^ b[i]) * 1099511628211ull;
-    h = (h ^ (uint64_t)f->fs_block) * 1099511628211ull;
-    return (int64_t)(h >> 1);
+    uint64_t h = mcio_fnv1a(MCIO_FNV1A_OFFSET, &f->fs, sizeof f->fs);
+    return (int64_t)(mcio_fnv1a(h, &f->fs_block, sizeof f->fs_block) >> 1);
 }
 
 /* Collective: rank 0's file system for every rank (after the open, so that the file exists). */
@@ -234,9 +231,7 @@ static void local_descriptor(mcio_file f)
  * variables)? The open agrees on it. */
 static int kept_machine_fits(const mcio_kept *k)
 {
-    char env[sizeof k->machine_env];
-    return k && k->machine.nprocs > 0 && mcio_kept_machine_env(env, sizeof env) == 0 &&
-           strcmp(env, k->machine_env) == 0;
+    return k && k->machine.nprocs > 0 && k->machine.env_key == mcio_machine_env_key();
 }
 
 /* Rank 0: the cost table's key (what mcio_calibrate_file reads it for: the file system's kind
@@ -506,8 +501,6 @@ static int open_machine(mcio_file f, MPI_Comm comm, int kept_machine, char detai
         st = mcio_machine_detect_kept(f->comm, comm, &f->machine, detail); /* agreed inside */
         if (st != MCIO_SUCCESS)
             return st;
-        if (kept && mcio_kept_machine_env(kept->machine_env, sizeof kept->machine_env) != 0)
-            kept->machine_env[0] = '\0'; /* never the string of a detection: not kept */
     }
     st = mcio_machine_load_network(f->comm, &f->machine, f->hints.topology_file, detail);
     if (st == MCIO_SUCCESS)

@@ -165,18 +165,3 @@ void mcio_kept_give(mcio_kept *k)
     pthread_mutex_unlock(&lock);
     mcio_kept_free(k);
 }
-
-int mcio_kept_machine_env(char *out, size_t cap)
-{
-    static const char *const vars[] = {"MCIO_VIRTUAL_RANKS_PER_NODE", "MCIO_VIRTUAL_SOCKETS_PER_NODE",
-                                       "MCIO_VIRTUAL_SOCKET_BINDING", "MCIO_VIRTUAL_NODE_MEMORY"};
-    size_t at = 0;
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        int n = snprintf(out + at, cap - at, "%s;", v ? v : "");
-        if (n < 0 || (size_t)n >= cap - at)
-            return -1;
-        at += (size_t)n;
-    }
-    return 0;
-}

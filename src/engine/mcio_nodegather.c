@@ -69,7 +69,7 @@ int mcio_node_gather_init(MPI_Comm comm, const mcio_machine *m, int mode, size_t
         (double)m->nprocs * (double)record > (double)INT32_MAX)
         return MCIO_SUCCESS;
     int j = m->node_of_rank[rank];
-    int leader = m->rank_order[m->node_first[j]] == rank;
+    int leader = mcio_machine_leads_node(m, rank);
     int n = m->node_first[j + 1] - m->node_first[j], bad = 0, *firsts = NULL;
     if (leader) {
         g->counts = malloc((size_t)m->nnodes * sizeof(int));

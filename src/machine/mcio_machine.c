@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mcio_errors.h"
+#include "mcio_fnv1a.h"
 #include "mcio_memory.h"
 
 #ifdef MCIO_SIMULATE
@@ -383,6 +384,18 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
     return mcio_machine_detect_kept(comm, MPI_COMM_NULL, m, detail);
 }
 
+uint64_t mcio_machine_env_key(void)
+{
+    static const char *const vars[] = {"MCIO_VIRTUAL_RANKS_PER_NODE", "MCIO_VIRTUAL_SOCKETS_PER_NODE",
+                                       "MCIO_VIRTUAL_SOCKET_BINDING", "MCIO_VIRTUAL_NODE_MEMORY"};
+    uint64_t h = MCIO_FNV1A_OFFSET;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        h = mcio_fnv1a(h, v ? v : "", v ? strlen(v) + 1 : 1); /* the NUL: values apart */
+    }
+    return h;
+}
+
 int mcio_machine_detect_kept(MPI_Comm comm, MPI_Comm origin, mcio_machine *m,
                              char detail[MCIO_DETAIL_LEN])
 {
@@ -392,6 +405,7 @@ int mcio_machine_detect_kept(MPI_Comm comm, MPI_Comm origin, mcio_machine *m,
     memset(m, 0, sizeof *m);
     m->net = mcio_network_flat();
     m->nprocs = nprocs;
+    m->env_key = mcio_machine_env_key();
 
     /* Per rank: [node key, socket, sockets per node, status]. */
     int mine[4] = {0, 0, 1, MCIO_SUCCESS};

@@ -28,6 +28,7 @@ typedef struct mcio_machine {
     int *socket_of_rank; /* [nprocs] socket index within the node */
     int sockets_per_node;
     int is_virtual;
+    uint64_t env_key; /* mcio_machine_env_key when it was detected */
     mcio_network net; /* hops and I/O nodes: flat unless a topology file is named */
     int64_t *node_mem;  /* [nnodes] bytes available per node; -1: unknown */
     int mem_is_virtual; /* node_mem from MCIO_VIRTUAL_NODE_MEMORY */
@@ -109,6 +110,16 @@ int mcio_machine_detect(MPI_Comm comm, mcio_machine *m, char detail[MCIO_DETAIL_
  * communicator skips the node communicator's split). */
 int mcio_machine_detect_kept(MPI_Comm comm, MPI_Comm origin, mcio_machine *m,
                              char detail[MCIO_DETAIL_LEN]);
+
+/* Local: a key of the MCIO_VIRTUAL_* variables the detection reads (their values now), so that a
+ * description kept from an earlier open is known to stand for a new detection. */
+uint64_t mcio_machine_env_key(void);
+
+/* Does rank lead its node (the node's first rank in m's order)? */
+static inline int mcio_machine_leads_node(const mcio_machine *m, int rank)
+{
+    return m->rank_order[m->node_first[m->node_of_rank[rank]]] == rank;
+}
 
 void mcio_machine_free(mcio_machine *m);
 

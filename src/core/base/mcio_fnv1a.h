@@ -1,6 +1,8 @@
 /*
- * FNV-1a (Fowler, Noll, Vo), 64 bits: the hash of strings in the tree: the node names' table
- * of the Slurm host lists (mcio_network.c). (Words are mixed by splitmix64's finalizer: the
+ * FNV-1a (Fowler, Noll, Vo), 64 bits: the hash of strings and records in the tree: the node
+ * names' table of the Slurm host lists (mcio_network.c), the file system a rank found, which the
+ * ranks of an open compare (mcio_file.c), and the MCIO_VIRTUAL_* variables a machine description
+ * was detected under (mcio_machine.c). (Words are mixed by splitmix64's finalizer: the
  * key of the inputs a cost-model choice was made from, mcio_twophase.c.)
  */
 #ifndef MCIO_FNV1A_H
