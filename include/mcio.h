@@ -51,6 +51,20 @@ const char *mcio_error_message(void);
  */
 int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh);
 
+/**
+ * mcio_file_open in two steps, for a layer that must return from its open before the ranks meet
+ * (the drop-in's MPI_File_open: a program that opens and closes files often pays no collective
+ * of mcio's at open). mcio_file_open_begin is local: it takes the communicator a closed file
+ * left, or starts a nonblocking duplicate of comm, and checks the arguments and hints on this
+ * rank (a failure is held, not returned). mcio_file_open_end is collective: it completes the
+ * open (or fails it on every rank, freeing *fh and setting it to MCIO_FILE_NULL). Between the
+ * two only mcio_file_get_info, mcio_file_get_given_info and mcio_file_close (collective; it
+ * opens nothing) may be called on the handle. begin fails only for a missing fh or comm
+ * (MCIO_ERR_ARG) or memory for the handle (MCIO_ERR_NOMEM; then this rank cannot end the open).
+ */
+int mcio_file_open_begin(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh);
+int mcio_file_open_end(mcio_file *fh);
+
 /** Close a file and set *fh to MCIO_FILE_NULL. Collective. Plans made on it must be freed first. */
 int mcio_file_close(mcio_file *fh);
 

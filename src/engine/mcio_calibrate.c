@@ -204,7 +204,8 @@ static double piece_here(const char *src, char *dst, double copy_byte)
 /* The figures below, measured once (issue 51: at every open they cost 12-55 ms of 8 ranks on
  * this 2-core host, most of an open): the copy and the datatype engine's cost per block once
  * per process (-1: not measured), the collective's once per communicator, an attribute of the
- * program's communicator (dropped with it; its duplicates do not inherit it). */
+ * file's (which a closed file leaves to the next open on the same program communicator,
+ * mcio_kept.c; dropped with it). */
 static struct {
     pthread_once_t once;
     double copy, piece;
@@ -234,9 +235,9 @@ _Static_assert(sizeof(void *) >= sizeof(double), "a double fits an attribute val
 
 /* Collective: this rank's median of five allreduces back to back on fh's communicator (the
  * job's size and layout: 8 ranks on 2 cores pay more than a probe measured once per file system,
- * maybe under another load, and cached), measured at the first open on comm; *kept: the agreed
- * figure of an earlier open on comm instead (coll_keep keeps it). */
-static double coll_here(mcio_file fh, MPI_Comm comm, int *kept)
+ * maybe under another load, and cached), measured at the first open on the file's communicator;
+ * *kept: the agreed figure of an earlier open on it instead (coll_keep keeps it). */
+static double coll_here(mcio_file fh, int *kept)
 {
     enum { REPS = 5 };
     double each[REPS], v;
@@ -244,8 +245,8 @@ static double coll_here(mcio_file fh, MPI_Comm comm, int *kept)
     void *val = NULL;
     int flag = 0, x = 0, y;
     pthread_once(&coll_once, coll_keyval_create);
-    if (coll_keyval != MPI_KEYVAL_INVALID && comm != MPI_COMM_NULL)
-        PMPI_Comm_get_attr(comm, coll_keyval, &val, &flag);
+    if (coll_keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_get_attr(fh->comm, coll_keyval, &val, &flag);
     *kept = flag;
     if (flag) {
         bits = (uintptr_t)val;
@@ -274,7 +275,7 @@ static void coll_keep(MPI_Comm comm, double v)
  * copy and the datatype engine's cost per block (the least disturbed node's). Only each node's
  * first rank measures those two, once per process: they are the host's, and every rank
  * measuring them cost 8 ranks sharing 2 cores about 4 ms of their first open (issue 51). */
-static void machine_here(mcio_file fh, MPI_Comm comm, mcio_cost_table *t)
+static void machine_here(mcio_file fh, mcio_cost_table *t)
 {
     double copy = -1, piece = -1;
     if (mcio_machine_leads_node(&fh->machine, fh->rank)) {
@@ -283,11 +284,11 @@ static void machine_here(mcio_file fh, MPI_Comm comm, mcio_cost_table *t)
     }
     int kept;
     /* -1e300: not measured here; max of -copy: the least. */
-    double v[3] = {coll_here(fh, comm, &kept), copy >= 0 ? -copy : -1e300,
+    double v[3] = {coll_here(fh, &kept), copy >= 0 ? -copy : -1e300,
                    piece >= 0 ? -piece : -1e300};
     PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, fh->comm);
     if (!kept)
-        coll_keep(comm, v[0]);
+        coll_keep(fh->comm, v[0]);
     t->coll = v[0] > 1e-8 ? v[0] : 1e-8;
     if (v[1] > -1e299)
         t->copy_byte = -v[1] > 1e-13 ? -v[1] : 1e-13;
@@ -405,7 +406,7 @@ void mcio_calibrate_keep_learned(mcio_file fh)
 }
 #endif
 
-void mcio_calibrate_file(mcio_file fh, MPI_Comm comm, const char *path)
+void mcio_calibrate_file(mcio_file fh, const char *path)
 {
     struct calibration got = {.source = MCIO_COST_DEFAULTS,
                               .t = mcio_cost_defaults(fh->fs.remote)};
@@ -464,7 +465,7 @@ void mcio_calibrate_file(mcio_file fh, MPI_Comm comm, const char *path)
     (void)path, (void)dir, (void)file, (void)where;
 #endif
     if (got.source != MCIO_COST_PINNED)
-        machine_here(fh, comm, &got.t);
+        machine_here(fh, &got.t);
     got.t.remote = fh->fs.remote;
     apply_topology(fh, &got.t);
     fh->cost = got.t;

@@ -167,6 +167,10 @@ void mcio_kept_free(mcio_kept *k);
 
 struct mcio_file_s {
     MPI_Comm comm; /* private duplicate: our messages never meet the application's */
+    MPI_Request comm_ready; /* comm's nonblocking duplication, until the open's end waits */
+    int opening;            /* begun (mcio_file_open_begin), not yet ended */
+    int open_status;        /* the begin's checks on this rank, which the end agrees */
+    char open_detail[MCIO_DETAIL_LEN];
     mcio_kept *kept; /* where comm, the machine and the costs go at close; NULL: nowhere */
     int rank, nprocs;
     int amode;
@@ -266,7 +270,7 @@ void mcio_engine_cbuf_release(mcio_file fh);
  * datatype costs are measured once per process, the collective's once per comm (the program's
  * communicator, which keeps it as an attribute). Never fails.
  */
-void mcio_calibrate_file(mcio_file fh, MPI_Comm comm, const char *path);
+void mcio_calibrate_file(mcio_file fh, const char *path);
 
 /*
  * Rank 0, at close: the corrections the file's calls learned (fh->cost_learned), written into
@@ -377,6 +381,13 @@ int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], i
 /* Collective, the Bcast of mcio_engine_agree: every rank knows that root (the lowest failing
  * rank) failed; all return root's status, with its detail copied into detail. */
 int mcio_engine_agree_from(MPI_Comm comm, int root, int status, char detail[MCIO_DETAIL_LEN]);
+
+/* mcio_file_hints.c. Local. The hints of an open (ROMIO_HINTS, MCIO_HINTS, then info) over the
+ * defaults into h, recorded as set in given; info's pairs over h (recorded in given unless
+ * MPI_INFO_NULL), `where` naming the source in messages. */
+int mcio_file_read_hints(MPI_Info info, mcio_hints *h, MPI_Info given, char detail[MCIO_DETAIL_LEN]);
+int mcio_file_apply_info(MPI_Info info, mcio_hints *h, MPI_Info given, const char *where,
+                         char detail[MCIO_DETAIL_LEN]);
 
 /*
  * Collective: a one-shot call whose bytes move before the summaries' gather

@@ -15,133 +15,6 @@
 #include "mcio_fnv1a.h"
 #include "mcio_fs.h"
 
-/* Record key = value in given, the hints as set: from the first source (ROMIO's file) only when
- * the key is not there yet, as ROMIO takes a key's first line; from later sources always. */
-static void record_given(MPI_Info given, const char *key, const char *value, int first_wins)
-{
-    int len = 0, flag = 0;
-    if (given == MPI_INFO_NULL || strlen(key) > MPI_MAX_INFO_KEY || strlen(value) > MPI_MAX_INFO_VAL)
-        return;
-    if (first_wins)
-        PMPI_Info_get_valuelen(given, key, &len, &flag);
-    if (!flag)
-        PMPI_Info_set(given, key, value);
-}
-
-/* Apply the pairs of info over h, recording them in given; `where` names the source in
- * messages. Local. */
-static int apply_info(MPI_Info info, mcio_hints *h, MPI_Info given, const char *where,
-                      char detail[MCIO_DETAIL_LEN])
-{
-    if (info == MPI_INFO_NULL)
-        return MCIO_SUCCESS;
-    int nkeys = 0;
-    PMPI_Info_get_nkeys(info, &nkeys);
-    for (int i = 0; i < nkeys; i++) {
-        char key[MPI_MAX_INFO_KEY + 1], value[MPI_MAX_INFO_VAL + 1];
-        int flag = 0;
-        PMPI_Info_get_nthkey(info, i, key);
-        PMPI_Info_get(info, key, MPI_MAX_INFO_VAL, value, &flag);
-        if (!flag)
-            continue;
-        int st = mcio_hints_set(h, key, value, where, detail);
-        if (st != MCIO_SUCCESS)
-            return st;
-        record_given(given, key, value, 0);
-    }
-    return MCIO_SUCCESS;
-}
-
-/* ROMIO's hints file as ROMIO reads it: once, at the process's first open, whatever
- * ROMIO_HINTS says later (MPICH 4.0.2: a second open after setenv to another file still has
- * the first file's hints), and a file that cannot be read is ignored. */
-static struct {
-    pthread_once_t once;
-    char *path, *text; /* NULL: none */
-    size_t len;
-} romio_file = {.once = PTHREAD_ONCE_INIT};
-
-static void romio_file_load(void)
-{
-    const char *path = getenv("ROMIO_HINTS");
-    FILE *f = path && *path ? fopen(path, "r") : NULL;
-    if (!f)
-        return;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&text, &len);
-    char chunk[4096];
-    size_t n;
-    while (m && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        fwrite(chunk, 1, n, m);
-    if (m && fclose(m) == 0 && !ferror(f) && (romio_file.path = strdup(path)))
-        romio_file.text = text, romio_file.len = len;
-    else
-        free(text);
-    fclose(f);
-}
-
-/* Apply the "key value" lines of hints file f (named path) over h, recording them in given;
- * first_wins: a key's first line counts, as in ROMIO's file; else its last. Local. */
-static int apply_hints_lines(FILE *f, const char *path, int first_wins, mcio_hints *h,
-                             MPI_Info given, char detail[MCIO_DETAIL_LEN])
-{
-    char *line = NULL, where[MCIO_DETAIL_LEN / 2];
-    size_t cap = 0;
-    int lineno = 0, st = MCIO_SUCCESS;
-    /* getline: a line of any length (a long comment) is one line, not several. */
-    while (st == MCIO_SUCCESS && getline(&line, &cap, f) >= 0) {
-        char *key, *value;
-        lineno++;
-        snprintf(where, sizeof where, "%.100s:%d", path, lineno);
-        int kind = mcio_hints_parse_line(line, &key, &value);
-        if (kind < 0) {
-            snprintf(detail, MCIO_DETAIL_LEN, "%s: expected 'key value', got '%.80s'", where, line);
-            st = MCIO_ERR_HINT;
-        } else if (kind > 0) {
-            int len = 0, seen = 0;
-            if (first_wins && strlen(key) <= MPI_MAX_INFO_KEY)
-                PMPI_Info_get_valuelen(given, key, &len, &seen);
-            if (!seen && (st = mcio_hints_set(h, key, value, where, detail)) == MCIO_SUCCESS)
-                record_given(given, key, value, 0); /* the key's first line, or its last */
-        }
-    }
-    free(line);
-    return st;
-}
-
-/* Apply the hints of ROMIO's hints file (ROMIO_HINTS, read once as ROMIO reads it: the keys
- * mcio shares with ROMIO must take the values ROMIO applied), then of MCIO_HINTS (mcio's own,
- * more specific, read at every open; a file that cannot be opened is an error), then those in
- * info (which win over both, as in ROMIO); given (empty) records them. Local. */
-static int read_hints(MPI_Info info, mcio_hints *h, MPI_Info given, char detail[MCIO_DETAIL_LEN])
-{
-    *h = mcio_hints_default();
-    int st = MCIO_SUCCESS;
-    pthread_once(&romio_file.once, romio_file_load);
-    if (romio_file.text) {
-        FILE *f = fmemopen(romio_file.text, romio_file.len, "r");
-        st = f ? apply_hints_lines(f, romio_file.path, 1, h, given, detail) : MCIO_ERR_NOMEM;
-        if (f)
-            fclose(f);
-        else
-            snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
-    }
-    const char *path = getenv("MCIO_HINTS");
-    if (st == MCIO_SUCCESS && path && *path) {
-        FILE *f = fopen(path, "r");
-        if (!f) {
-            snprintf(detail, MCIO_DETAIL_LEN, "MCIO_HINTS=%s: %s", path, strerror(errno));
-            return MCIO_ERR_HINT;
-        }
-        st = apply_hints_lines(f, path, 0, h, given, detail);
-        fclose(f);
-    }
-    if (st != MCIO_SUCCESS)
-        return st;
-    return apply_info(info, h, given, "MPI_Info", detail);
-}
-
 /* What the file system holding path is and how it stripes files, and what follows from it: the
  * stripe that file domains align on when the striping_unit hint does not say, and whether
  * writes end with a sync; and its block size, the alignment unit of sub-buffers when no stripe
@@ -356,35 +229,30 @@ static void hints_taken(mcio_file f)
         f->cost_fixed[w] = mcio_hints_cost_fixed(&f->hints, w);
 }
 
-/* The allgather buffer of the summaries into f (NULL: none); returns f, or NULL (f freed) when it
- * cannot be had. In simulation a table shared by the simulated ranks, collective and agreed
- * inside (a rank without f still takes part, so that the others do not hang). */
-static mcio_file summaries_alloc(MPI_Comm dup, mcio_file f)
+/* The allgather buffer of the summaries (f->summaries), allocated at open so that a call never
+ * fails before it. In simulation a table shared by the simulated ranks, collective and agreed
+ * inside. */
+static int summaries_alloc(mcio_file f)
 {
-    int nprocs;
-    PMPI_Comm_size(dup, &nprocs);
 #ifdef MCIO_SIMULATE
-    mcio_sim_gather tmp;
-    int st = mcio_sim_gather_init(dup, sizeof(mcio_rank_record), sizeof(mcio_shared_plan),
-                                  f ? &f->sim_summaries : &tmp);
-    if (st != MCIO_SUCCESS || !f) {
-        if (st == MCIO_SUCCESS)
-            mcio_sim_gather_free(&tmp);
-        free(f);
-        return NULL;
-    }
+    if (mcio_sim_gather_init(f->comm, sizeof(mcio_rank_record), sizeof(mcio_shared_plan),
+                             &f->sim_summaries) != MCIO_SUCCESS)
+        return MCIO_ERR_NOMEM;
     f->summaries = (mcio_rank_record *)f->sim_summaries.table[0];
+    return MCIO_SUCCESS;
 #else
-    if (f)
-        f->summaries = malloc((size_t)nprocs * sizeof *f->summaries);
+    f->summaries = malloc((size_t)f->nprocs * sizeof *f->summaries);
+    return f->summaries ? MCIO_SUCCESS : MCIO_ERR_NOMEM;
 #endif
-    return f;
 }
 
-/* Collective: the file's own communicator, comm's ranks in a context of their own. */
-static MPI_Comm private_comm(MPI_Comm comm)
+/* The file's own communicator, comm's ranks in a context of their own: started here and ready
+ * when *req completes (MPI_REQUEST_NULL: ready now). Nonblocking, so that an open need not wait
+ * for the other ranks (mcio_file_open_begin); collective, as the open is. */
+static MPI_Comm private_comm(MPI_Comm comm, MPI_Request *req)
 {
     MPI_Comm dup;
+    *req = MPI_REQUEST_NULL;
 #ifdef MCIO_SIMULATE
     /* SMPI's MPI_Comm_dup copies the group for every simulated rank, ranks^2 entries built one
      * by one (3 GiB and minutes of CPU at 16,384 ranks); a communicator made of comm's own
@@ -394,7 +262,8 @@ static MPI_Comm private_comm(MPI_Comm comm)
     PMPI_Comm_create_group(comm, group, 0x6d64 /* "md" */, &dup);
     PMPI_Group_free(&group);
 #else
-    PMPI_Comm_dup(comm, &dup);
+    if (PMPI_Comm_idup(comm, &dup, req) != MPI_SUCCESS)
+        PMPI_Comm_dup(comm, &dup), *req = MPI_REQUEST_NULL;
 #endif
     return dup;
 }
@@ -417,7 +286,7 @@ static int open_args(mcio_file f, const char *path, int amode, MPI_Info info, in
     if (st == MCIO_SUCCESS && PMPI_Info_create(&f->given) != MPI_SUCCESS)
         f->given = MPI_INFO_NULL, st = MCIO_ERR_NOMEM, snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
     if (st == MCIO_SUCCESS)
-        st = read_hints(info, &f->hints, f->given, detail);
+        st = mcio_file_read_hints(info, &f->hints, f->given, detail);
     if (st == MCIO_SUCCESS && !(f->io = mcio_io_find(f->hints.io_backend))) {
         char known[128];
         mcio_io_names(known, sizeof known);
@@ -449,46 +318,41 @@ static int node_arrays(mcio_file f, char detail[MCIO_DETAIL_LEN])
     return MCIO_SUCCESS;
 }
 
-/* A new handle's own communicator (dup), its rank and size, the access mode, and the fields
- * whose empty value is not 0. Local. */
-static void handle_init(mcio_file f, MPI_Comm dup, int amode)
+int mcio_file_open_begin(MPI_Comm comm, const char *path, int amode, MPI_Info info,
+                         mcio_file *fh)
 {
-    f->comm = dup;
+    if (!fh)
+        return mcio_error_set(MCIO_ERR_ARG, "fh is NULL");
+    *fh = MCIO_FILE_NULL;
+    if (comm == MPI_COMM_NULL)
+        return mcio_error_set(MCIO_ERR_ARG, "comm is MPI_COMM_NULL");
+    mcio_file f = calloc(1, sizeof(struct mcio_file_s));
+    if (!f)
+        return mcio_error_set(MCIO_ERR_NOMEM, "out of memory");
+    /* The communicator's kept handle, if a closed file left one (every rank alike: opens and
+     * closes are collective), else a duplicate under way. */
+    f->kept = mcio_kept_take(comm);
+    if (f->kept && f->kept->comm != MPI_COMM_NULL) {
+        f->comm = f->kept->comm, f->comm_ready = MPI_REQUEST_NULL;
+        f->kept->comm = MPI_COMM_NULL; /* the file's until its close */
+    } else {
+        f->comm = private_comm(comm, &f->comm_ready);
+    }
     f->given = MPI_INFO_NULL;
     f->node_gather.node = f->node_gather.leaders = MPI_COMM_NULL;
-    PMPI_Comm_rank(f->comm, &f->rank);
-    PMPI_Comm_size(f->comm, &f->nprocs);
+    PMPI_Comm_rank(comm, &f->rank); /* the duplicate's, which may not be ready yet */
+    PMPI_Comm_size(comm, &f->nprocs);
     f->amode = amode;
-}
-
-/* Collective: the new handle on comm's kept handle (its duplicate) or a new duplicate, with its
- * summaries' buffer; NULL (agreed) without memory. */
-static mcio_file handle_new(MPI_Comm comm, int amode, char detail[MCIO_DETAIL_LEN], int *st)
-{
-    /* The communicator's kept handle, if a closed file left one: every rank alike. */
-    mcio_kept *kept = mcio_kept_take(comm);
-    MPI_Comm dup = kept && kept->comm != MPI_COMM_NULL ? kept->comm : private_comm(comm);
-    if (kept)
-        kept->comm = MPI_COMM_NULL; /* the file's until its close */
-    mcio_file f = summaries_alloc(dup, calloc(1, sizeof(struct mcio_file_s)));
-    if (!f || !f->summaries) {
-        /* Still agree with the others over the duplicate, so that nobody hangs. */
-        snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
-        *st = mcio_engine_agree(dup, MCIO_ERR_NOMEM, detail, NULL, 0);
-        free(f);
-        PMPI_Comm_free(&dup);
-        mcio_kept_give(kept);
-        return NULL;
-    }
-    handle_init(f, dup, amode);
-    f->kept = kept;
-    return f;
+    f->opening = 1;
+    f->open_status = open_args(f, path, amode, info, MCIO_SUCCESS, f->open_detail);
+    *fh = f;
+    return mcio_error_set(MCIO_SUCCESS, NULL);
 }
 
 /* Collective, after the open's first agreement (agreed: whether the kept machine serves on
  * every rank): the machine description, its network, the node arrays and budgets, and the
  * summaries' node-level gather; agreed. */
-static int open_machine(mcio_file f, MPI_Comm comm, int kept_machine, char detail[MCIO_DETAIL_LEN])
+static int open_machine(mcio_file f, int kept_machine, char detail[MCIO_DETAIL_LEN])
 {
     mcio_kept *kept = f->kept;
     int st = MCIO_SUCCESS;
@@ -498,7 +362,8 @@ static int open_machine(mcio_file f, MPI_Comm comm, int kept_machine, char detai
     } else {
         if (kept)
             mcio_machine_free(&kept->machine);
-        st = mcio_machine_detect_kept(f->comm, comm, &f->machine, detail); /* agreed inside */
+        /* What was found on the file's communicator stays with it (kept handles keep it). */
+        st = mcio_machine_detect_kept(f->comm, f->comm, &f->machine, detail); /* agreed inside */
         if (st != MCIO_SUCCESS)
             return st;
     }
@@ -555,43 +420,74 @@ static int open_backend(mcio_file f, const char *path, int amode, MPI_Info info,
     return st;
 }
 
-int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
+/* Collective: wait for the file's communicator, then on it what the begin held (its checks'
+ * status), the summaries' buffer, whether rank 0's MCIO_STATS is on and whether the kept machine
+ * serves, in one agreement; agreed[]: those two. */
+static int open_agree(mcio_file f, int64_t agreed[2], char detail[MCIO_DETAIL_LEN])
 {
-    char detail[MCIO_DETAIL_LEN] = "";
-    int st = MCIO_SUCCESS;
-    if (!fh) /* cannot even report to the others without a place for the handle: still agree */
-        st = MCIO_ERR_ARG, snprintf(detail, sizeof detail, "fh is NULL");
-    else
-        *fh = MCIO_FILE_NULL;
-    if (comm == MPI_COMM_NULL)
-        return mcio_error_set(MCIO_ERR_ARG, "comm is MPI_COMM_NULL");
-    mcio_file f = handle_new(comm, amode, detail, &st);
-    if (!f)
-        return mcio_error_set(st, detail);
-    st = open_args(f, path, amode, info, st, detail);
+    if (f->comm_ready != MPI_REQUEST_NULL)
+        PMPI_Wait(&f->comm_ready, MPI_STATUS_IGNORE);
+    int st = f->open_status;
+    snprintf(detail, MCIO_DETAIL_LEN, "%s", f->open_detail);
+    if (st == MCIO_SUCCESS && (st = summaries_alloc(f)) != MCIO_SUCCESS)
+        snprintf(detail, MCIO_DETAIL_LEN, "out of memory");
     /* Rank 0's MCIO_STATS decides for all (the statistics gather a count from every rank): the
      * others' 0 under its 1 in the agreement's maximum; the kept machine serves if it does on
      * every rank. */
-    int64_t agreed[2] = {f->stats_path != NULL, !kept_machine_fits(f->kept)};
-    st = mcio_engine_agree(f->comm, st, detail, agreed, 2);
+    agreed[0] = f->stats_path != NULL, agreed[1] = !kept_machine_fits(f->kept);
+    return mcio_engine_agree(f->comm, st, detail, agreed, 2);
+}
+
+int mcio_file_open_end(mcio_file *fh)
+{
+    char detail[MCIO_DETAIL_LEN] = "";
+    if (!fh || !*fh)
+        return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
+    mcio_file f = *fh;
+    if (!f->opening)
+        return mcio_error_set(MCIO_SUCCESS, NULL);
+    f->opening = 0;
+    int64_t agreed[2];
+    int st = open_agree(f, agreed, detail), costs_kept = 0;
     f->stats_on = (int)agreed[0];
-    int costs_kept = 0;
     if (st == MCIO_SUCCESS)
-        st = open_machine(f, comm, !agreed[1], detail);
+        st = open_machine(f, !agreed[1], detail);
     if (st == MCIO_SUCCESS)
-        st = open_backend(f, path, amode, info, &costs_kept, detail);
+        st = open_backend(f, f->path, f->amode, f->given, &costs_kept, detail);
     if (st != MCIO_SUCCESS) {
         file_free(f);
+        *fh = MCIO_FILE_NULL;
         return mcio_error_set(st, detail);
     }
     /* The cost model's figures, for the default strategy only (auto chooses per call). */
     if (costs_kept)
         kept_costs_take(f);
     else if (f->hints.strategy == MCIO_STRATEGY_AUTO)
-        mcio_calibrate_file(f, comm, path);
+        mcio_calibrate_file(f, f->path);
     (void)mcio_file_read_shift(f); /* the host's copies measured here, not in a read */
-    *fh = f;
     return mcio_error_set(MCIO_SUCCESS, NULL);
+}
+
+int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
+{
+    mcio_file f;
+    int st = mcio_file_open_begin(comm, path, amode, info, &f);
+    if (st == MCIO_ERR_NOMEM) { /* no handle here: the others' agreement is still met */
+        MPI_Request req;
+        MPI_Comm dup = private_comm(comm, &req);
+        int64_t agreed[2] = {0, 1};
+        char detail[MCIO_DETAIL_LEN] = "out of memory";
+        if (req != MPI_REQUEST_NULL)
+            PMPI_Wait(&req, MPI_STATUS_IGNORE);
+        st = mcio_engine_agree(dup, st, detail, agreed, 2);
+        PMPI_Comm_free(&dup);
+        return mcio_error_set(st, detail);
+    }
+    if (st != MCIO_SUCCESS) /* fh or comm missing: the caller's error, on every rank alike */
+        return st;
+    st = mcio_file_open_end(&f);
+    *fh = f;
+    return st;
 }
 
 int mcio_file_close(mcio_file *fh)
@@ -600,6 +496,15 @@ int mcio_file_close(mcio_file *fh)
     if (!fh || !*fh)
         return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
     mcio_file f = *fh;
+    if (f->opening) { /* begun, never ended: nothing opened, the communicator goes back */
+        if (f->comm_ready != MPI_REQUEST_NULL)
+            PMPI_Wait(&f->comm_ready, MPI_STATUS_IGNORE);
+        if (f->kept) /* what it held before stays as it was */
+            f->kept->comm = f->comm, f->comm = MPI_COMM_NULL;
+        file_free(f);
+        *fh = MCIO_FILE_NULL;
+        return mcio_error_set(MCIO_SUCCESS, NULL);
+    }
     if (f->live_plans > 0) {
         snprintf(detail, sizeof detail, "%d plans made on %s are still alive: free them first",
                  f->live_plans, f->path);
@@ -645,8 +550,10 @@ int mcio_file_get_info(mcio_file fh, MPI_Info *info)
     PMPI_Info_create(info);
     char key[64], value[MPI_MAX_INFO_VAL + 1];
     for (int i = 0; mcio_hints_get(&fh->hints, i, key, sizeof key, value, sizeof value); i++) {
-        if (strcmp(key, "cb_nodes") == 0 && fh->hints.cb_nodes == 0) /* the default in effect */
-            snprintf(value, sizeof value, "%d", fh->machine.nnodes);
+        if (strcmp(key, "cb_nodes") == 0 && fh->hints.cb_nodes == 0) /* the default in effect, */
+            snprintf(value, sizeof value, "%d", fh->machine.nnodes); /* "0": not yet known */
+        if (strcmp(key, "cb_nodes") == 0 && strcmp(value, "0") == 0)
+            value[0] = '\0';
         if (value[0]) /* "": unset, without a default */
             PMPI_Info_set(*info, key, value);
     }
@@ -701,7 +608,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     if (!fh)
         return mcio_error_set(MCIO_ERR_ARG, "file handle is NULL");
     mcio_hints h = fh->hints;
-    int st = apply_info(info, &h, MPI_INFO_NULL, "MPI_File_set_info", detail);
+    int st = mcio_file_apply_info(info, &h, MPI_INFO_NULL, "MPI_File_set_info", detail);
     if (st == MCIO_SUCCESS && strcmp(h.io_backend, fh->hints.io_backend) != 0)
         st = MCIO_ERR_HINT, snprintf(detail, sizeof detail,
                                      "hint mcio_io_backend: '%s' after open, but the file was "
@@ -737,7 +644,7 @@ int mcio_file_set_hints(mcio_file fh, MPI_Info info)
     mcio_engine_bytes_first_stats(fh); /* of the hints it ran under */
     mcio_hints before = fh->hints;
     fh->hints = h;
-    (void)apply_info(info, &h, fh->given, "MPI_File_set_info", detail); /* checked above */
+    (void)mcio_file_apply_info(info, &h, fh->given, "MPI_File_set_info", detail); /* checked above */
     fh->chosen[0].valid = fh->chosen[1].valid = 0; /* chosen under other hints */
     fh->bytes_first[0] = fh->bytes_first[1] = 0;
     mcio_engine_node_budgets(fh);

@@ -39,8 +39,11 @@ static void pieces_free(pieces *p);
 
 typedef struct pmpi_file {
     MPI_File fh;   /* the application's handle */
-    mcio_file mf;  /* the engine's */
+    mcio_file mf;  /* the engine's; MCIO_FILE_NULL where its open failed */
+    char *path;
+    int opening; /* the engine's open is begun, to end at the first collective call */
     int enabled; /* 0: mcio_enable false on this rank: it declines each call */
+    int closed_to_mcio; /* mcio_enable false at open: the file shows none of mcio's hints */
     int off;     /* 1: a call found it declined so on some rank: every call goes to the library */
     int amode;
     int64_t disp, etype_size; /* the view */
@@ -115,37 +118,39 @@ static int info_disables(MPI_Info info)
 void mcio_pmpi_after_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, MPI_File fh)
 {
     /* Sequential files have only shared pointers, which mcio leaves to the MPI library. */
-    if (!active() || (amode & MPI_MODE_SEQUENTIAL) || info_disables(info))
+    if (!active() || (amode & MPI_MODE_SEQUENTIAL))
         return;
     in_layer = 1;
     pmpi_file *f = calloc(1, sizeof *f);
+    char *name = strdup(path);
     /* The file exists now: the engine's handle must neither create, nor refuse it (EXCL),
-     * nor delete it at close. A rank without f fails the engine's open on every rank (its
-     * handle NULL), in the open's own agreement. */
+     * nor delete it at close. Its open ends at the file's first collective data call, where
+     * the ranks meet anyway (mcio_file_open_end): a program that opens files often, or never
+     * calls collectively on some, pays no collective of mcio's at open. */
     int mamode = amode & ~(MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_DELETE_ON_CLOSE);
-    if (mcio_file_open(comm, path, mamode, info, f ? &f->mf : NULL) != MCIO_SUCCESS) {
-        int rank;
-        PMPI_Comm_rank(comm, &rank);
-        if (rank == 0)
-            fprintf(stderr, "mcio: %s is left to the MPI library: %s\n", path, mcio_error_message());
+    if (!f || !name || mcio_file_open_begin(comm, path, mamode, info, &f->mf) != MCIO_SUCCESS) {
+        /* Only without memory for a few hundred bytes: this rank cannot take part, and the
+         * others will wait for it at the file's first collective call. */
+        fprintf(stderr, "mcio: out of memory at the open of %s: the program's collective calls "
+                        "on it cannot be served\n", path);
         free(f);
+        free(name);
         in_layer = 0;
         return;
     }
     MPI_Info mi;
     char v[16] = "";
     int flag = 0;
-    mcio_file_get_info(f->mf, &mi);
+    mcio_file_get_info(f->mf, &mi); /* local: the hints files and info as read on this rank */
     PMPI_Info_get(mi, "mcio_enable", (int)sizeof v - 1, v, &flag);
     PMPI_Info_free(&mi);
-    if (flag && strcmp(v, "false") == 0) { /* from the MCIO_HINTS file */
-        mcio_file_close(&f->mf);
-        free(f);
-        in_layer = 0;
-        return;
-    }
     f->fh = fh;
-    f->enabled = 1;
+    f->path = name;
+    f->opening = 1;
+    /* mcio_enable false (info, MCIO_HINTS): declined in the engine's agreement of each call, so
+     * that a rank set so alone never leaves the others waiting. */
+    f->enabled = !(flag && strcmp(v, "false") == 0) && !info_disables(info);
+    f->closed_to_mcio = !f->enabled;
     f->amode = amode;
     f->disp = 0, f->etype_size = 1;
     f->ft = mcio_flat_get(MPI_BYTE);
@@ -156,6 +161,28 @@ void mcio_pmpi_after_open(MPI_Comm comm, const char *path, int amode, MPI_Info i
     files = f;
     pthread_mutex_unlock(&files_lock);
     in_layer = 0;
+}
+
+/* Collective, at the file's first collective call: the engine's open ends (on every rank alike:
+ * the ranks reach a file's collective calls in the same order). 0 where it failed: the file is
+ * the MPI library's from then on, said once on stderr. */
+static int engine_ready(pmpi_file *f)
+{
+    if (!f->opening)
+        return f->mf != MCIO_FILE_NULL;
+    f->opening = 0;
+    if (mcio_file_open_end(&f->mf) == MCIO_SUCCESS)
+        return 1;
+    MPI_Group group;
+    int rank = 0;
+    if (PMPI_File_get_group(f->fh, &group) == MPI_SUCCESS) {
+        PMPI_Group_rank(group, &rank);
+        PMPI_Group_free(&group);
+    }
+    if (rank == 0)
+        fprintf(stderr, "mcio: %s is left to the MPI library: %s\n", f->path, mcio_error_message());
+    f->off = 1;
+    return 0;
 }
 
 int mcio_pmpi_before_close(MPI_File fh)
@@ -173,7 +200,9 @@ int mcio_pmpi_before_close(MPI_File fh)
     if (!f)
         return MPI_SUCCESS;
     in_layer = 1;
-    mcio_file_close(&f->mf); /* collective, as MPI_File_close is; its data is already written */
+    if (f->mf != MCIO_FILE_NULL) /* collective, as MPI_File_close is; its data is written */
+        mcio_file_close(&f->mf);
+    free(f->path);
     if (f->pending != MPI_INFO_NULL)
         PMPI_Info_free(&f->pending);
     mcio_flat_release(f->ft);
@@ -259,7 +288,9 @@ void mcio_pmpi_after_get_info(MPI_File fh, MPI_Info info)
         return;
     in_layer = 1;
     MPI_Info mi, given;
-    if (mcio_file_get_info(f->mf, &mi) == MCIO_SUCCESS) {
+    if (f->closed_to_mcio)
+        PMPI_Info_set(info, "mcio_enable", "false");
+    else if (f->mf && mcio_file_get_info(f->mf, &mi) == MCIO_SUCCESS) {
         info_merge(info, mi);
         if (mcio_file_get_given_info(f->mf, &given) == MCIO_SUCCESS) {
             info_merge(info, given);
@@ -304,7 +335,8 @@ int mcio_pmpi_after_sync(MPI_File fh)
     if (!f || in_layer)
         return MPI_SUCCESS;
     in_layer = 1;
-    int st = mcio_file_sync(f->mf), rc = MPI_SUCCESS;
+    /* Nothing of it went through mcio before its first collective call. */
+    int st = f->opening || !f->mf ? MCIO_SUCCESS : mcio_file_sync(f->mf), rc = MPI_SUCCESS;
     if (st != MCIO_SUCCESS)
         rc = raise_error(fh, st, mcio_error_message());
     in_layer = 0;
@@ -542,6 +574,10 @@ int mcio_pmpi_collective(const mcio_pmpi_call *c, int *rc)
     if (!f || f->off || (c->form == MCIO_FORM_BEGIN && f->split))
         return 0;
     in_layer = 1;
+    if (!engine_ready(f)) {
+        in_layer = 0;
+        return 0;
+    }
     /* An invalid count or type is the MPI library's to report (through the file's handler). */
     mcio_flat *mt = c->count >= 0 && c->type != MPI_DATATYPE_NULL ? mcio_flat_get(c->type) : NULL;
     int64_t nbytes = mt ? (int64_t)c->count * mt->size : 0;

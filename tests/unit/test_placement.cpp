@@ -79,7 +79,7 @@ const std::vector<int64_t> grid_bytes = {10, 2, 4, 13};
 mcio_topology grid_topo(const mcio_network *net)
 {
     return mcio_topology{.nprocs = 4, .nnodes = 16, .node_of_rank = grid_nodes.data(),
-                         .socket_of_rank = nullptr, .sockets_per_node = 1, .net = net, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr};
+                         .socket_of_rank = nullptr, .sockets_per_node = 1, .net = net, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr, .spans = nullptr};
 }
 
 struct PolicyCase {
@@ -194,7 +194,7 @@ TEST(Placement, NoRankTwiceAndFallbackToUnusedRanks)
 {
     const std::vector<int> node = {0, 0, 0};
     mcio_topology t{.nprocs = 3, .nnodes = 1, .node_of_rank = node.data(),
-                    .socket_of_rank = nullptr, .sockets_per_node = 1, .net = nullptr, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr};
+                    .socket_of_rank = nullptr, .sockets_per_node = 1, .net = nullptr, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr, .spans = nullptr};
     std::vector<mcio_summary> sum = {{0, 100, 100}, {100, 110, 10}, {0, 0, 0}};
     for (int p = MCIO_PLACE_GREEDY; p < MCIO_PLACE_COUNT; p++)
         EXPECT_EQ(place(t, sum, p, MCIO_SOCKET_NONE, {0, 50, 110, 120}),
@@ -226,7 +226,7 @@ TEST(Placement, EqualKeysSpreadOverNodes)
     }
     mcio_topology t{.nprocs = n, .nnodes = n / per_node, .node_of_rank = node.data(),
                     .socket_of_rank = nullptr, .sockets_per_node = 1, .net = nullptr,
-                    .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr};
+                    .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr, .spans = nullptr};
     std::vector<int64_t> bounds;
     for (int d = 0; d <= naggs; d++)
         bounds.push_back((int64_t)d * n);
@@ -268,7 +268,7 @@ TEST(Placement, TopologyOnFlatNetworkPicksTheLargestSender)
 {
     const std::vector<int> node = {0, 1, 0, 1};
     mcio_topology t{.nprocs = 4, .nnodes = 2, .node_of_rank = node.data(),
-                    .socket_of_rank = nullptr, .sockets_per_node = 1, .net = nullptr, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr};
+                    .socket_of_rank = nullptr, .sockets_per_node = 1, .net = nullptr, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr, .spans = nullptr};
     auto sum = blocks({1000000, 4000000, 2000000, 3000000});
     EXPECT_EQ(place(t, sum, MCIO_PLACE_TOPOLOGY, MCIO_SOCKET_NONE, {0, 10000000}),
               std::vector<int>{1});
@@ -279,7 +279,7 @@ TEST(Placement, RefusesMoreJobNodesThanDescribed)
     NetText net("matrix 2\n0 1\n1 0\n");
     const std::vector<int> node = {0, 1, 2};
     mcio_topology t{.nprocs = 3, .nnodes = 3, .node_of_rank = node.data(),
-                    .socket_of_rank = nullptr, .sockets_per_node = 1, .net = &net.n, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr};
+                    .socket_of_rank = nullptr, .sockets_per_node = 1, .net = &net.n, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr, .spans = nullptr};
     auto sum = blocks({1, 1, 1});
     const int64_t lo = 0, hi = 3;
     int agg = -1;
@@ -328,7 +328,7 @@ TEST_P(SocketRule, GreedyFourAggregatorsOnATwoSocketNode)
     const SocketCase &c = GetParam();
     const std::vector<int> node(8, 0);
     mcio_topology t{.nprocs = 8, .nnodes = 1, .node_of_rank = node.data(),
-                    .socket_of_rank = c.socket.data(), .sockets_per_node = 2, .net = nullptr, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr};
+                    .socket_of_rank = c.socket.data(), .sockets_per_node = 2, .net = nullptr, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr, .spans = nullptr};
     auto sum = blocks({4, 4, 4, 4, 4, 4, 4, 4});
     auto got = place(t, sum, MCIO_PLACE_GREEDY, c.rule, {0, 8, 16, 24, 32});
     EXPECT_EQ(got, c.want);
@@ -356,7 +356,7 @@ TEST(SocketRule, OtherPoliciesSpreadToo)
 {
     const std::vector<int> node(8, 0), socket = {0, 1, 0, 1, 0, 1, 0, 1};
     mcio_topology t{.nprocs = 8, .nnodes = 1, .node_of_rank = node.data(),
-                    .socket_of_rank = socket.data(), .sockets_per_node = 2, .net = nullptr, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr};
+                    .socket_of_rank = socket.data(), .sockets_per_node = 2, .net = nullptr, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr, .spans = nullptr};
     auto sum = blocks({4, 4, 4, 4, 4, 4, 4, 4});
     for (int p : {MCIO_PLACE_SHORTEST, MCIO_PLACE_LONGEST, MCIO_PLACE_TOPOLOGY})
         EXPECT_EQ(place(t, sum, p, MCIO_SOCKET_DISTRIBUTED, {0, 8, 16, 24, 32}),
@@ -407,7 +407,7 @@ TEST_P(SpreadSockets, Exact)
     const SpreadCase &c = GetParam();
     mcio_topology t{.nprocs = (int)c.node.size(), .nnodes = c.nnodes,
                     .node_of_rank = c.node.data(), .socket_of_rank = c.socket.data(),
-                    .sockets_per_node = c.sockets, .net = nullptr, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr};
+                    .sockets_per_node = c.sockets, .net = nullptr, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr, .spans = nullptr};
     std::vector<int> aggs = c.aggs;
     ASSERT_EQ(mcio_place_spread_sockets(&t, (int)aggs.size(), aggs.data()), 0);
     EXPECT_EQ(aggs, c.want);
@@ -428,7 +428,7 @@ TEST(Placement, RomioPlannerOnlyMovesAggregators)
     NetText net("matrix 2\n0 2\n2 0\nio 0\n");
     const std::vector<int> node = {0, 0, 1, 1}, socket = {0, 0, 0, 0};
     mcio_topology t{.nprocs = 4, .nnodes = 2, .node_of_rank = node.data(),
-                    .socket_of_rank = socket.data(), .sockets_per_node = 1, .net = &net.n, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr};
+                    .socket_of_rank = socket.data(), .sockets_per_node = 1, .net = &net.n, .node_mem = nullptr, .rank_extents = nullptr, .rank_calls = nullptr, .spans = nullptr};
     auto sum = blocks({10, 10, 10, 10});
     const mcio_planner *pl = mcio_planner_find("romio");
     ASSERT_NE(pl, nullptr);
