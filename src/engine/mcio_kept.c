@@ -26,8 +26,10 @@ struct mcio_kept_pool {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+#ifndef MCIO_SIMULATE /* simulated ranks share a process: nothing is kept (pool_of) */
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 static int pool_keyval = MPI_KEYVAL_INVALID, self_keyval = MPI_KEYVAL_INVALID;
+#endif
 static struct mcio_kept_pool *pools; /* every live pool */
 static int finalizing;               /* MPI_COMM_SELF's attributes went: MPI_Finalize */
 
@@ -66,6 +68,7 @@ static void pool_unref(struct mcio_kept_pool *p)
     free(p);
 }
 
+#ifndef MCIO_SIMULATE
 static int pool_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 {
     (void)comm, (void)keyval, (void)extra;
@@ -100,6 +103,7 @@ static void keyvals_create(void)
         PMPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL) != MPI_SUCCESS)
         pool_keyval = MPI_KEYVAL_INVALID; /* no pools where they could outlive MPI */
 }
+#endif
 
 /* comm's pool, made on first use; NULL where none can be had (then nothing is kept). */
 static struct mcio_kept_pool *pool_of(MPI_Comm comm)
