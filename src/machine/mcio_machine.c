@@ -16,6 +16,8 @@
 #include "mcio_machine_sim.h"
 #else
 #include <hwloc.h>
+
+#include "mcio_machine_sysfs.h"
 #endif
 
 /* A positive integer from the environment; 0 when unset; -1 when malformed. */
@@ -49,8 +51,8 @@ void mcio_machine_caches(int64_t *bytes, int *count)
 }
 #else
 /* hwloc's view of this host, packages and caches (the rest filtered out), loaded once per
- * process and only read after: a load takes 2.5-5.7 ms here, which every rank paid at every
- * open for its socket, and rank 0 again for the caches. NULL when it cannot be had. */
+ * process and only read after, where sysfs does not say (mcio_machine_sysfs.c: a load takes
+ * 2-5.7 ms here, those files 0.03-0.15). NULL when it cannot be had. */
 static hwloc_topology_t host_topo;
 static pthread_once_t host_once = PTHREAD_ONCE_INIT;
 
@@ -75,9 +77,9 @@ static hwloc_topology_t host_topology(void)
 }
 
 /* The host's sockets (hwloc packages) and the socket of each processing unit by its OS index,
- * as the node's first rank reads them from hwloc and broadcasts them on the node communicator:
- * the other ranks of the node do not load hwloc's topology (2.5-5.7 ms a rank here, every rank
- * at its process's first open: on 8 ranks sharing 2 cores most of that open, issue 51).
+ * as the node's first rank reads them (sysfs, else hwloc) and broadcasts them on the node
+ * communicator: the other ranks of the node read nothing (hwloc's load was 2.5-5.7 ms a rank
+ * here, every rank at its process's first open: on 8 ranks sharing 2 cores most of it, issue 51).
  * MAX_PUS bounds the table; a processing unit beyond it maps to socket 0. */
 enum { MAX_PUS = 8192 };
 typedef struct socket_map {
@@ -87,8 +89,14 @@ typedef struct socket_map {
 
 static void socket_map_read(socket_map *map)
 {
-    hwloc_topology_t topo = host_topology();
     memset(map->socket_of_pu, 0, sizeof map->socket_of_pu);
+    int npus, nsockets;
+    if (mcio_sysfs_sockets(map->socket_of_pu, MAX_PUS, &npus, &nsockets) == 0) {
+        map->npus = npus, map->nsockets = nsockets;
+        return;
+    }
+    memset(map->socket_of_pu, 0, sizeof map->socket_of_pu);
+    hwloc_topology_t topo = host_topology();
     map->nsockets = 1;
     map->npus = 0;
     if (!topo)
@@ -133,6 +141,8 @@ void mcio_machine_caches(int64_t *bytes, int *count)
     static const hwloc_obj_type_t levels[] = {HWLOC_OBJ_L5CACHE, HWLOC_OBJ_L4CACHE,
                                               HWLOC_OBJ_L3CACHE, HWLOC_OBJ_L2CACHE,
                                               HWLOC_OBJ_L1CACHE};
+    if (mcio_sysfs_caches(bytes, count) == 0)
+        return;
     hwloc_topology_t topo = host_topology();
     *bytes = 0;
     *count = 0;
