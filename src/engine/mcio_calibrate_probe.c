@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,16 @@
  * is kept (the first after a wait is the slowest: on this host's page cache 1.4 times the
  * per-byte cost of a write taken once), on a remote one the median (probe_fs_costs). */
 enum { SMALL = 4096, NSMALL = 16, BIG_ONE = 2 << 20, BIG_EACH = 512 << 10, PINGS = 20, REPEAT = 3 };
+
+/* The small calls' size: a call's own cost is what is left of a call of TINY bytes, each call
+ * in a page of its own (SMALL apart), once its bytes are priced at the big call's rate. Until
+ * cache generation 7 the small calls moved SMALL bytes: on this host's page cache a 4 KiB
+ * read costs less than 4 KiB at a 2 MiB read's rate per byte (the big one streams beyond the
+ * caches), so the fitted per-call cost of a read came out negative, at the floor of 1e-8 s in
+ * every probe, and the independent reads of many short pieces (fragmented: runs of 8-64
+ * bytes) were priced at a hundredth of their time (issue 47). A pread of 64 bytes here costs
+ * about 0.3-0.5 us, a pwrite 1-3 us (docs/performance.md). */
+enum { TINY = 64 };
 
 /* SYNC_REPEAT: a write and its sync are timed so many times, the median try kept (each
  * try's time the slowest rank's, as a call waits for it). A remote file system's flush
@@ -49,12 +60,12 @@ static int access_at(int fd, int write, char *buf, int64_t off, int64_t len)
     return 0;
 }
 
-/* alpha and beta of t = alpha + n beta from a small and a big size. */
+/* alpha and beta of t = alpha + n beta from a call of TINY bytes and one of big. */
 static void fit(double t_small, double t_big, int64_t big, double *call, double *byte)
 {
-    double b = (t_big - t_small) / (double)(big - SMALL);
+    double b = (t_big - t_small) / (double)(big - TINY);
     *byte = b > 1e-13 ? b : 1e-13;
-    double a = t_small - SMALL * *byte;
+    double a = t_small - TINY * *byte;
     *call = a > 1e-8 ? a : 1e-8;
 }
 
@@ -118,7 +129,7 @@ static double least_of(const double *v, int n)
 
 /* Collective: the file-system part of the probe. The ranks with active set access the file at
  * once, each in its own region, in phases each begun together (phase_barrier): NSMALL calls of
- * SMALL bytes, one call of big bytes and, for writes that end with one (fs.defers_errors:
+ * TINY bytes (SMALL apart), one call of big bytes and, for writes that end with one (fs.defers_errors:
  * mcio_write_sync auto), the big call again with its sync right after, as a call syncs what
  * it has just written (the sync is that phase's time less the big call's). The sync is
  * priced apart: a call pays it once per writer, not per file call. Each phase but the last
@@ -155,7 +166,7 @@ static void probe_fs_costs(mcio_file fh, int fd, int active, int c, int64_t big,
                     continue;
                 double t0 = PMPI_Wtime();
                 for (int i = 0; phase == 0 && i < NSMALL; i++)
-                    err |= access_at(fd, op == 0, buf, off + (int64_t)i * SMALL, SMALL);
+                    err |= access_at(fd, op == 0, buf, off + (int64_t)i * SMALL, TINY);
                 if (phase == 1)
                     err |= access_at(fd, op == 0, buf, off + NSMALL * SMALL, big);
                 if (phase == 2) /* the big write again, and its sync right after */
@@ -229,8 +240,62 @@ static double ping_pong(mcio_file fh, char *buf, int n, int reps)
     return mcio_calibrate_median_of(each, reps);
 }
 
+/* Wait for n requests as the engine's exchange does (mcio_rounds.c: exchange_wait): polling,
+ * yielding the core between polls. */
+static void yield_wait(int n, MPI_Request *reqs)
+{
+    int done = 0;
+    for (PMPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE); !done;
+         PMPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE))
+        sched_yield();
+}
+
+/* Collective: t->crowd, the exchange of a call among the first node's k ranks against what the
+ * ping-pong's figures price it at. Every other rank of the node sends rank 0 one message of
+ * `each` bytes (a 2 MiB round's share), rank 0 receives them all into buf, each waiting as the
+ * engine's exchange waits, then every rank in the MPI library's barrier, polling, as a call's
+ * ranks wait in its collectives: where the ranks outnumber the cores the waiting ones take
+ * the cores the messages need. Rank 0's time, the median of REPEAT tries, over (k - 1) (msg +
+ * each msg_byte); within [1, 16]. Measured on this host (8 ranks of Open MPI on 2 cores): an
+ * aggregated write's exchange took 1.7 times its price from the napping ping-pong (issue 48). */
+static void probe_crowd(mcio_file fh, char *buf, mcio_cost_table *t)
+{
+    int k = mcio_calibrate_first_node_ranks(fh), node0 = fh->machine.node_of_rank[fh->rank] == 0;
+    if (k < 2 || fh->nprocs < 2)
+        return;
+    int64_t each = BIG_ONE / (k - 1) < BIG_EACH ? BIG_ONE / (k - 1) : BIG_EACH;
+    MPI_Request *reqs = fh->rank == 0 ? malloc((size_t)k * sizeof *reqs) : NULL;
+    double tries[REPEAT], v = 0;
+    int ok = fh->rank != 0 || reqs;
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, fh->comm);
+    for (int rep = 0; ok && rep < REPEAT; rep++) {
+        PMPI_Barrier(fh->comm);
+        double t0 = PMPI_Wtime();
+        if (fh->rank == 0) {
+            for (int i = 1; i < k; i++)
+                PMPI_Irecv(buf + (i - 1) * each, (int)each, MPI_BYTE, MPI_ANY_SOURCE, MCIO_TAG_DATA,
+                           fh->comm, &reqs[i - 1]);
+            yield_wait(k - 1, reqs);
+        } else if (node0) { /* the node's ranks need not be 0..k-1: any source above */
+            MPI_Request r;
+            PMPI_Isend(buf, (int)each, MPI_BYTE, 0, MCIO_TAG_DATA, fh->comm, &r);
+            yield_wait(1, &r);
+        }
+        tries[rep] = PMPI_Wtime() - t0;
+        PMPI_Barrier(fh->comm);
+    }
+    free(reqs);
+    if (ok && fh->rank == 0) {
+        double priced = (k - 1) * (t->msg + (double)each * t->msg_byte);
+        v = mcio_calibrate_median_of(tries, REPEAT) / priced;
+        v = v < 1 ? 1 : v > 16 ? 16 : v;
+    }
+    PMPI_Bcast(&v, 1, MPI_DOUBLE, 0, fh->comm);
+    t->crowd = ok ? v : 1;
+}
+
 /* Collective: message, collective and copy costs (ping-pong between ranks 0 and 1, while the
- * other ranks nap). */
+ * other ranks nap), and the exchange among the first node's ranks (probe_crowd). */
 static void probe_net(mcio_file fh, char *buf, mcio_cost_table *t)
 {
     double v[3] = {0};
@@ -251,6 +316,7 @@ static void probe_net(mcio_file fh, char *buf, mcio_cost_table *t)
         t->msg_byte = b > 1e-13 ? b : 1e-13;
     }
     t->coll = v[2] > 1e-8 ? v[2] : 1e-8;
+    probe_crowd(fh, buf, t);
     /* A copy: the packing of pieces into a collective buffer; and rank 0's beyond the cache. */
     double c0 = PMPI_Wtime();
     copy_fn(buf + BIG_EACH, buf, BIG_EACH);

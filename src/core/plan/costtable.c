@@ -28,6 +28,7 @@ mcio_cost_table mcio_cost_defaults(int remote)
                          .coll = 50e-6,
                          .copy_byte = 1.0 / 4e9,
                          .copy_cold = 1.0 / 1e9,
+                         .crowd = 1,
                          .piece = DEFAULT_PIECE,
                          .overlap = 1,
                          .remote = remote,
@@ -63,12 +64,14 @@ static const cost_key keys[] = {
     COST_KEY("write_sync_1", sync[0]),    COST_KEY("write_sync_n", sync[1]),
     COST_KEY("msg", msg),                 COST_KEY("msg_byte", msg_byte),
     COST_KEY("coll", coll),               COST_KEY("copy_byte", copy_byte),
-    COST_KEY("copy_cold", copy_cold),
+    COST_KEY("copy_cold", copy_cold),     COST_KEY("crowd", crowd),
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 #define FS_KEYS 10 /* keys[0..9]: the file system's figures: call and byte by op and c, sync */
+#define CROWD_KEY 15 /* optional (a table pinned before it existed): 1, no stretch */
 
 _Static_assert(NKEYS == MCIO_COST_FIGURES, "the history holds every figure of the cache");
+_Static_assert(CROWD_KEY == NKEYS - 1, "crowd is the last key");
 
 /* A figure of t by its index in keys[]. */
 static double *figure(mcio_cost_table *t, int i)
@@ -291,7 +294,8 @@ static int parse_list(const char *line, int lineno, mcio_cost_table *x, int *cou
 
 int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date, char *why, size_t len)
 {
-    mcio_cost_table x = {.overlap = -1, .piece = DEFAULT_PIECE, .probes = 1, .load = -1};
+    mcio_cost_table x = {.overlap = -1, .piece = DEFAULT_PIECE, .probes = 1, .load = -1,
+                         .crowd = 1};
     unsigned seen = 0; /* bit i: keys[i]; bit NKEYS: date; NKEYS + 1: conc */
     int counts[NKEYS]; /* probes on each hist_ line; -1: none */
     for (int i = 0; i < NKEYS; i++)
@@ -342,11 +346,14 @@ int mcio_cost_parse(const char *text, mcio_cost_table *t, int64_t *date, char *w
         line = nl ? nl + 1 : NULL;
     }
     for (int i = 0; i < NKEYS + 2; i++) /* the first key missing (a cache of an older mcio) */
-        if (!(seen & (1u << i)))
+        if (!(seen & (1u << i)) && i != CROWD_KEY)
             return bad_table(why, len, 0, "no line for ",
                              i < NKEYS ? keys[i].key : i == NKEYS ? "date" : "conc");
     /* Format 2's probes, all of one count, else (an older cache) the figures as one probe. */
     x.kept = counts[0] > 0 ? counts[0] : 0;
+    for (int k = 0; counts[CROWD_KEY] < 0 && k < x.kept; k++) /* optional: its figure */
+        x.hist[k][CROWD_KEY] = x.crowd;
+    counts[CROWD_KEY] = counts[CROWD_KEY] < 0 ? counts[0] : counts[CROWD_KEY];
     for (int i = 1; i < NKEYS; i++)
         if (counts[i] != counts[0])
             return bad_table(why, len, 0, "hist_ lines of unequal counts or missing: ",

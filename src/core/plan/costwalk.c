@@ -45,14 +45,15 @@ static int domain_after(const mcio_fdplan *fd, int64_t off)
 
 /* The slowest sender's side (receiver's, on reads): its messages to other ranks' domains, and
  * its pieces packed into them. prefix[d]: rounds of the domains before d; own[r]: the domain
- * rank r aggregates, or -1. A rank's messages are the windows it meets, which summed over the
- * ranks are each domain's messages (domain_messages): met[d] (added to) the windows of d met by
+ * rank r aggregates, or -1; ranks[node]: its ranks. A rank's messages are the windows it
+ * meets, which summed over the ranks are each domain's messages (domain_messages): met[d]
+ * (added to) the windows of d met by
  * the ranks that meet d in part, cover[d] (a difference array: +1 at the first domain a rank
  * covers whole, -1 past its last) the ranks that cover d whole. One pass over the ranks, not
  * one search of the ranks per window (a 16 MiB-a-rank IOR file has 10^6 windows of 16 MiB
  * at 10^6 ranks). */
 static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const int64_t *prefix,
-                      const int *own, int64_t *met, int64_t *cover, double *cpu)
+                      const int *own, const int *ranks, int64_t *met, int64_t *cover, double *cpu)
 {
     const mcio_cost_table *t = in->cost;
     int nd = fd->ndomains;
@@ -84,10 +85,14 @@ static double senders(const mcio_cost_inputs *in, const mcio_fdplan *fd, const i
          * the message's datatype). Its CPU: the messages and the packing; a message's bytes
          * are copied once, by the aggregator's side (Open MPI's and MPICH's single copy
          * between the ranks of a node), where predict_plan counts them. */
-        double ts = nmsg * t->msg + sent * (t->msg_byte + t->copy_byte) +
-                    sent * mcio_cost_piece_density(in->topo, in->sum, r) * t->piece;
+        double cpu_r = nmsg * t->msg + sent * t->copy_byte +
+                       sent * mcio_cost_piece_density(in->topo, in->sum, r) * t->piece;
+        /* Its messages take crowd times what the ping-pong priced where its node's ranks
+         * outnumber the cores (mcio_cost_crowd); its CPU work does not grow with them. */
+        double crowd = mcio_cost_crowd(t, ranks[in->topo->node_of_rank[r]]);
+        double ts = cpu_r + (crowd - 1) * nmsg * t->msg + crowd * sent * t->msg_byte;
         worst = ts > worst ? ts : worst;
-        cpu[in->topo->node_of_rank[r]] += ts - sent * t->msg_byte;
+        cpu[in->topo->node_of_rank[r]] += cpu_r;
     }
     return worst;
 }
@@ -183,7 +188,7 @@ static int walk_plan(const mcio_cost_inputs *in, mcio_cost_prep *prep, const mci
         return MCIO_ERR_NOMEM;
     int64_t *prefix = counts, *met = prefix + nd + 1, *cover = met + nd + 1;
     walk_domains(in, fd, &prep->map, bytes, remote, prefix, prep->own);
-    *worst = senders(in, fd, prefix, prep->own, met, cover, cpu);
+    *worst = senders(in, fd, prefix, prep->own, prep->ranks, met, cover, cpu);
     domain_messages(in, fd, met, cover, msgs);
     for (int d = 0; d < nd; d++) /* the scratch back to -1 for the next walk */
         prep->own[fd->agg_rank[d]] = -1;

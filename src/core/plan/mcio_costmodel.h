@@ -19,9 +19,9 @@ extern "C" {
 enum { MCIO_COST_WRITE = 0, MCIO_COST_READ = 1 };
 
 /* The cache's figures (the keys of mcio_cost_format: call, byte and sync of the file system,
- * msg, msg_byte, coll, copy_byte, copy_cold), the probes kept of each, and the corrections kept
- * per operation (issue 48). */
-enum { MCIO_COST_FIGURES = 15, MCIO_COST_HISTORY = 5, MCIO_COST_CORRECTIONS = 16 };
+ * msg, msg_byte, coll, copy_byte, copy_cold, crowd), the probes kept of each, and the
+ * corrections kept per operation (issue 48). */
+enum { MCIO_COST_FIGURES = 16, MCIO_COST_HISTORY = 5, MCIO_COST_CORRECTIONS = 16 };
 
 /* What calls of one configuration on one shape of access measured against their prediction
  * (the engine's online check, mcio_cost_observe): later predictions of the configuration for
@@ -52,11 +52,21 @@ typedef struct mcio_cost_table {
     double copy_cold;  /* a memcpy of one byte beyond the cache (a copy of cache bytes, rank 0
                           alone): what a byte of a collective buffer costs a call once more
                           where the node's buffers outgrow the cache */
-    double piece;      /* the MPI library's datatype engine per block of a message's datatype,
-                          beyond its bytes (an hindexed type of 128-byte blocks created,
-                          committed, packed and freed): each piece an exchange sends costs it
-                          the sender and the aggregator. The job's MPI library: set at open,
-                          not cached (a "piece" line pins it, else 20e-9) */
+    double crowd;      /* an exchange's messages among the conc ranks of a node, each sending
+                          one to the node's first rank, every rank busy as in a call (none
+                          napping), over what msg and msg_byte price them at: how much longer
+                          a call's messages take where the node's ranks outnumber its cores
+                          (the waiting ranks poll on the cores the sender and the aggregator
+                          need; mcio_cost_crowd). Measured by the probe (issue 48); 1 where
+                          not measured (a pinned table without a "crowd" line): no stretch */
+    double piece;      /* a piece of an aggregated call, beyond its bytes, on each side: the
+                          MPI library's datatype engine per block of a message's datatype (an
+                          hindexed type of 128-byte blocks created, committed, packed and
+                          freed) and half of mcio's own work on its list entry (cut, encoded,
+                          decoded, merged: mcio_calibrate.c's list_here); each piece an
+                          exchange sends costs it the sender and the aggregator. The job's MPI
+                          library and host: set at open, not cached (a "piece" line pins it,
+                          else 20e-9) */
     double overlap;    /* share of the smaller of exchange and file access that a pipeline hides:
                           1 when an aggregator's I/O thread has a core of its own, 0 when the
                           node's cores are all taken by ranks (the job's layout, not the file
@@ -91,6 +101,13 @@ typedef struct mcio_cost_table {
     int ncorr[2];
     mcio_cost_correction corr[2][MCIO_COST_CORRECTIONS];
 } mcio_cost_table;
+
+/* The stretch of a message's time (msg, msg_byte) on a node of `ranks` ranks: 1 where the
+ * ranks do not outnumber the cores (or the cores are unknown), else t->crowd as the probe
+ * measured it with conc ranks on the node's cores, interpolated in the ranks beyond the
+ * cores (and grown in proportion past conc); 1 where the probe's ranks did not outnumber the
+ * cores (it says nothing then). Pure. */
+double mcio_cost_crowd(const mcio_cost_table *t, int ranks);
 
 /* The defaults when nothing was measured: remote = 0 for a file system that lives in the
  * page cache or on a local device (tmpfs, ext4, xfs), 1 for one behind the network (GlusterFS,
