@@ -58,7 +58,7 @@ struct Ior {
         topo = mcio_topology{.nprocs = 8, .nnodes = 1, .node_of_rank = node.data(),
                              .socket_of_rank = nullptr, .sockets_per_node = 1, .net = nullptr,
                              .node_mem = nullptr, .rank_extents = ext.data(),
-                             .rank_calls = nullptr};
+                             .rank_calls = nullptr, .spans = nullptr};
         mcio_hints h = mcio_hints_default();
         in = mcio_cost_inputs{.topo = &topo, .sum = sum.data(), .write = write,
                               .params = mcio_hints_planner_params(&h, write), .depth = 1,

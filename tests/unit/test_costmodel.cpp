@@ -37,7 +37,7 @@ struct Job {
                              .node_of_rank = node.data(), .socket_of_rank = nullptr,
                              .sockets_per_node = 1, .net = nullptr,
                              .node_mem = mem.empty() ? nullptr : mem.data(),
-                             .rank_extents = ext.data(), .rank_calls = nullptr};
+                             .rank_extents = ext.data(), .rank_calls = nullptr, .spans = nullptr};
         mcio_hints h = mcio_hints_default(); /* 16 MiB buffers, automatic, Nah 4, ... */
         mcio_planner_params p = mcio_hints_planner_params(&h, write);
         in = mcio_cost_inputs{.topo = &topo, .sum = sum.data(), .write = write, .params = p,

@@ -32,7 +32,7 @@ struct Job {
             sum.push_back(mcio_summary{r * 4 * MiB, (r + 1) * 4 * MiB, 4 * MiB});
         topo = mcio_topology{.nprocs = 8, .nnodes = 1, .node_of_rank = node.data(),
                              .socket_of_rank = nullptr, .sockets_per_node = 1, .net = nullptr,
-                             .node_mem = nullptr, .rank_extents = ext.data()};
+                             .node_mem = nullptr, .rank_extents = ext.data(), .rank_calls = nullptr, .spans = nullptr};
         for (int op = 0; op < 2; op++)
             for (int k = 0; k < 2; k++) {
                 cost.call[op][k] = 1e-5;

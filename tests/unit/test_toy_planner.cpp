@@ -59,7 +59,7 @@ struct Job {
         topo = mcio_topology{.nprocs = 8, .nnodes = 1, .node_of_rank = node.data(),
                              .socket_of_rank = nullptr, .sockets_per_node = 1, .net = nullptr,
                              .node_mem = nullptr, .rank_extents = ext.data(),
-                             .rank_calls = nullptr};
+                             .rank_calls = nullptr, .spans = nullptr};
         for (int op = 0; op < 2; op++)
             for (int k = 0; k < 2; k++) {
                 cost.call[op][k] = 1e-5;
