@@ -431,6 +431,8 @@ int mcio_twolayer_layers(mcio_file fh, int write, int64_t count, const int64_t *
         return 1;
     if (mode == MCIO_LAYERS_TWO)
         return 2;
+    if (m->nnodes < 2)
+        return 1; /* auto: one node has no network to spare, and no allreduce is spent */
     mcio_layers_inputs in = {.nprocs = fh->nprocs,
                              .nnodes = m->nnodes,
                              .max_per_node = most,
