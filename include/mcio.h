@@ -204,6 +204,11 @@ typedef struct mcio_stats {
                         the rank's own descriptor instead of the MPI library's independent
                         read or write (the file system is the node's own: mcio_local_io,
                         docs/hints.md) */
+    int layers;      /* 1, or 2: the call went through each node's aggregator first
+                        (mcio_layers, docs/hints.md); its ranks' bytes handed over within the
+                        node count in exchange_node_bytes */
+    int64_t exchange_network_messages; /* the data exchange's messages between ranks of
+                        different nodes, summed over ranks (MCIO_STATS only, -1 otherwise) */
 } mcio_stats;
 
 /** Copy the statistics of the last collective call on fh. Not collective. */

@@ -19,6 +19,7 @@
 
 #include "mcio_costmodel.h"
 #include "mcio_decide.h"
+#include "mcio_layers.h"
 #include "mcio_fs.h"
 #include "mcio_hints.h"
 #include "mcio_memory.h"
@@ -490,6 +491,37 @@ static void print_seen(const job *j)
     }
 }
 
+/* One layer or two (mcio_layers_choose, as the engine decides a one-shot call from the ranks'
+ * figures; the mcio_layers hint as given), printed after the choice. */
+static void print_layers(const job *j)
+{
+    mcio_layers_inputs in = {.nprocs = j->n, .nnodes = j->nn,
+                             .max_per_node = j->o.per_node < j->n ? j->o.per_node : j->n,
+                             .aggregators = j->o.hints.cb_nodes > 0 ? j->o.hints.cb_nodes : j->nn,
+                             .buffer = j->o.hints.cb_buffer_size, .node_budget = INT64_MAX};
+    for (int r = 0; r < j->n; r++) {
+        const mcio_summary *s = &j->sum[r];
+        mcio_layers_add_rank(&in, s->bytes > 0 ? (j->ext ? j->ext[r] : 1) : 0, s->bytes,
+                             s->start, s->end);
+    }
+    for (int k = 0; k < j->nn; k++)
+        in.node_budget = j->mem[k] < in.node_budget ? j->mem[k] : in.node_budget;
+    mcio_layers_price p;
+    int layers = mcio_layers_choose(j->o.hints.layers, &in, &j->cost, &p);
+    if (j->o.json) {
+        printf(",\"layers\":{\"layers\":%d,\"one\":%.9f,\"two\":%.9f,\"messages_one\":%.0f,"
+               "\"messages_two\":%.0f,\"stage_bytes\":%" PRId64 ",\"fits\":%d}",
+               layers, p.one, p.two, p.msgs_one, p.msgs_two, p.stage_bytes, p.fits);
+        return;
+    }
+    printf("layers: %d (mcio_layers %s): one layer %.6f s, %.0f messages to the file-domain "
+           "aggregators; two layers %.6f s, %.0f messages, node staging %" PRId64 " bytes%s\n",
+           layers, j->o.hints.layers == MCIO_LAYERS_AUTO ? "auto"
+           : j->o.hints.layers == MCIO_LAYERS_TWO ? "2"
+                                                  : "1",
+           p.one, p.msgs_one, p.two, p.msgs_two, p.stage_bytes, p.fits ? "" : " (over budget)");
+}
+
 static void print_choice(const job *j)
 {
     char best[64] = "", next[64] = "";
@@ -508,6 +540,7 @@ static void print_choice(const job *j)
                c->runner_up.seconds, c->candidates, c->margin);
         print_seen(j);
         printf("]}");
+        print_layers(j);
         return;
     }
     printf("cost model (%s, %s figures): the default would %s with %s, predicted %.6f s", op,
@@ -518,6 +551,7 @@ static void print_choice(const job *j)
     if (c->margin > 0)
         printf("independent access: the runner-up is predicted faster, but by less than the "
                "aggregation margin (%.2fx)\n", c->margin);
+    print_layers(j);
     if (j->o.candidates)
         print_seen(j);
 }

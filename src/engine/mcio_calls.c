@@ -79,9 +79,16 @@ static int one_shot(mcio_file fh, int write, int64_t count, const int64_t *off, 
         }
     }
     int64_t *mem = st == MCIO_SUCCESS ? memory_of(count, len, addrs, &st, local) : NULL;
+    fh->layers_last = 1;
+    fh->layer_bytes = 0;
     if (fh->bytes_first[write] && !fh->stats_on) { /* the bytes first, then the gather */
         st = mcio_engine_bytes_first(fh, write, count, off, len, mem, (char *)buf, st, local,
                                      detail);
+        free(mem);
+        return mcio_error_set(st, detail);
+    }
+    if (mcio_twolayer_layers(fh, write, count, off, len) == 2) { /* node first (issue 50) */
+        st = mcio_twolayer_call(fh, write, count, off, len, mem, (char *)buf, st, local, detail);
         free(mem);
         return mcio_error_set(st, detail);
     }
@@ -184,6 +191,8 @@ static int plan_run(mcio_plan plan, int write, const void *buf)
         st = MCIO_ERR_ARG;
         snprintf(local, sizeof local, "buf is NULL but the plan holds %" PRId64 " bytes", mine);
     }
+    plan->fh->layers_last = 1; /* a persistent plan keeps one layer */
+    plan->fh->layer_bytes = 0;
     st = mcio_engine_run(plan, write, (char *)buf, 0, st, local, detail);
     return mcio_error_set(st, detail);
 }

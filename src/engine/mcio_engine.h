@@ -75,6 +75,19 @@ typedef struct mcio_node_gather {
     size_t record;
 } mcio_node_gather;
 
+/* What a file keeps for its two-layer calls (mcio_twolayer.c), made at its first one; freed
+ * with the node gather's state (mcio_twolayer_free, mcio_nodegather.c), whose communicator
+ * it may share. */
+struct mcio_layer_state {
+    MPI_Comm node;     /* the node's ranks, in rank order (the node gather's, or own) */
+    int own;           /* node is this state's own, freed with it */
+    int nrank, nsize;
+    int64_t *fig;      /* node aggregator: [2 * nsize] each rank's pieces and bytes */
+    int *counts, *displs; /* node aggregator: [nsize] the lists' gather, in int64 words */
+    MPI_Request *reqs; /* [nsize] the hand-over's messages */
+    MPI_Datatype *sinks; /* [nsize] their stand-ins' types (mcio_sink_irecv), or NULL types */
+};
+
 /* Whether mcio_node_gather mode (enum mcio_node_gather_mode) takes the node-level step on a
  * machine of nprocs ranks on nnodes nodes. Pure. */
 int mcio_node_gather_wanted(int mode, int nprocs, int nnodes);
@@ -203,10 +216,11 @@ struct mcio_file_s {
                          close of it at every call cost more than the line) */
     int stats_on;     /* MCIO_STATS is set (every rank: they gather the aggregators' bytes) */
     int64_t *stats_gathered; /* rank 0, [nprocs]: bytes each rank aggregated in the last call */
-    int64_t meta_totals[6];  /* rank 0: the last call's metadata bytes and messages summed over
+    int64_t meta_totals[7];  /* rank 0: the last call's metadata bytes and messages summed over
                                 ranks, the busiest rank's received bytes, the list messages'
-                                bytes summed over ranks, and the exchange's bytes within and
-                                between nodes summed over ranks (MCIO_STATS) */
+                                bytes summed over ranks, the exchange's bytes within and
+                                between nodes summed over ranks, and its messages between
+                                nodes (MCIO_STATS) */
     mcio_stats stats; /* its choice and runner_up are named when read (mcio_stats_name) */
     mcio_cost_choice stats_choice; /* the last call's choice (stats.predicted >= 0: it chose) */
     int *stats_aggs, *stats_nodes;
@@ -247,6 +261,13 @@ struct mcio_file_s {
     int memory_combined; /* 1: memory_key holds */
     unsigned cost_fixed[2]; /* [write] what the hints fix for the cost model (mcio_hints_cost_fixed),
                                found when they are set, not every call */
+    /* Two-layer aggregation (mcio_twolayer.c): its node communicator and buffers, made at the
+     * file's first two-layer call (NULL before); the last call's layers, this rank's bytes
+     * handed to or from its node aggregator, and the last auto decision's prices. */
+    struct mcio_layer_state *layer;
+    int layers_last;
+    int64_t layer_bytes;
+    mcio_layers_price layers_price;
 };
 
 /* Where a file's cost table came from. */
@@ -366,6 +387,19 @@ void mcio_engine_node_budgets(mcio_file fh);
 /* Collective: allgather every rank's record into fh->summaries (in the simulation build, a
  * table shared by the simulated ranks, mcio_machine_sim.h: valid until the next call). */
 void mcio_file_gather_records(mcio_file fh, const mcio_rank_record *mine);
+
+/* Two-layer aggregation (mcio_twolayer.c). Collective in mcio_layers auto (two small
+ * allreduces of each rank's figures), local otherwise: 1 or 2, the same on every rank, for a
+ * one-shot call of these extents. */
+int mcio_twolayer_layers(mcio_file fh, int write, int64_t count, const int64_t *off,
+                         const int64_t *len);
+/* Collective: a one-shot call through the node aggregators; arguments and result as
+ * mcio_engine_plan's and mcio_engine_run's together (base: the user's buffer). */
+int mcio_twolayer_call(mcio_file fh, int write, int64_t count, const int64_t *off,
+                       const int64_t *len, const int64_t *mem, char *base, int st,
+                       const char *local, char detail[MCIO_DETAIL_LEN]);
+/* Local: what the file's first two-layer call made, released (at close). */
+void mcio_twolayer_free(mcio_file fh);
 
 /* Record status and detail as this thread's last error; returns status. */
 int mcio_error_set(int status, const char *detail);

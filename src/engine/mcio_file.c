@@ -194,6 +194,7 @@ static void file_free(mcio_file f)
     mcio_io_posix_local_close(f->local);
     if (f->given != MPI_INFO_NULL)
         PMPI_Info_free(&f->given);
+    mcio_twolayer_free(f); /* its communicator may be the node gather's */
     mcio_node_gather_free(&f->node_gather);
     mcio_machine_free(&f->machine);
     mcio_engine_cbuf_release(f);

@@ -173,3 +173,19 @@ int64_t mcio_node_gather_received(const mcio_node_gather *g, const mcio_machine 
     return g->leaders == MPI_COMM_NULL ? (int64_t)m->nprocs * rec
                                        : (int64_t)(m->nprocs - 1) * rec;
 }
+
+void mcio_twolayer_free(mcio_file fh)
+{
+    struct mcio_layer_state *s = fh->layer;
+    if (!s)
+        return;
+    if (s->own)
+        PMPI_Comm_free(&s->node);
+    free(s->fig);
+    free(s->counts);
+    free(s->displs);
+    free(s->reqs);
+    free(s->sinks);
+    free(s);
+    fh->layer = NULL;
+}

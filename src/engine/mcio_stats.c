@@ -29,22 +29,25 @@ void mcio_stats_clear_gathered(mcio_file fh)
  * data goes to them, a read's comes back from them: the same bytes either way), into
  * [0] those within this rank's node and [1] those between nodes; its own domain's are a copy,
  * counted in neither. */
-static void exchange_bytes(mcio_file fh, mcio_plan p, int64_t out[2])
+static void exchange_bytes(mcio_file fh, mcio_plan p, int64_t out[3])
 {
     const int *node = fh->machine.node_of_rank;
-    out[0] = out[1] = 0;
+    out[0] = fh->layer_bytes; /* handed to or from its node aggregator (two layers) */
+    out[1] = out[2] = 0;
     for (int64_t g = 0; g < p->send.ngroups; g++) {
         int agg = p->fd.agg_rank[p->send.peer[g]];
-        if (agg != fh->rank)
+        if (agg != fh->rank) {
             out[node[agg] != node[fh->rank]] += p->send.bytes[g];
+            out[2] += node[agg] != node[fh->rank]; /* [2]: the messages between nodes */
+        }
     }
 }
 
 void mcio_stats_gather_metadata(mcio_file fh, mcio_plan p)
 {
-    int64_t sum[5] = {p->meta_sent, p->meta_msgs, p->meta_list}, tot[5] = {0}, most = 0;
+    int64_t sum[6] = {p->meta_sent, p->meta_msgs, p->meta_list}, tot[6] = {0}, most = 0;
     exchange_bytes(fh, p, &sum[3]);
-    PMPI_Reduce(sum, tot, 5, MPI_INT64_T, MPI_SUM, 0, fh->comm);
+    PMPI_Reduce(sum, tot, 6, MPI_INT64_T, MPI_SUM, 0, fh->comm);
     PMPI_Reduce(&p->meta_recv, &most, 1, MPI_INT64_T, MPI_MAX, 0, fh->comm);
     fh->meta_totals[0] = tot[0];
     fh->meta_totals[1] = tot[1];
@@ -52,6 +55,7 @@ void mcio_stats_gather_metadata(mcio_file fh, mcio_plan p)
     fh->meta_totals[3] = tot[2];
     fh->meta_totals[4] = tot[3];
     fh->meta_totals[5] = tot[4];
+    fh->meta_totals[6] = tot[5];
 }
 
 int mcio_stats_model(mcio_file fh, mcio_plan p)
@@ -121,7 +125,8 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             "\"metadata_bytes\":%" PRId64 ",\"metadata_messages\":%" PRId64
             ",\"metadata_max_rank_bytes\":%" PRId64 ",\"metadata_list_bytes\":%" PRId64
             ",\"exchange_node_bytes\":%" PRId64 ",\"exchange_network_bytes\":%" PRId64
-            ",\"node_gather\":%d,\"aggregator_ranks\":[",
+            ",\"exchange_network_messages\":%" PRId64 ",\"layers\":%d,\"node_gather\":%d,"
+            "\"aggregator_ranks\":[",
             write ? "write" : "read", fh->path, mcio_planner_name(fh->hints.strategy), s->ranks, fh->machine.nnodes,
             s->bytes, s->aggregators, s->rounds, s->max_buffer_bytes, s->t_metadata, s->t_plan,
             s->t_exchange, s->t_io, s->t_total, s->pipeline_depth, mcio_transport_name(fh->hints.transport),
@@ -132,7 +137,7 @@ static void stats_append(mcio_file fh, const mcio_fdplan *fd, int write, int lis
             write && mcio_file_write_sync(fh), !write && mcio_file_read_shift(fh),
             s->local_io, s->metadata_bytes, s->metadata_messages,
             s->metadata_max_rank_bytes, s->metadata_list_bytes, s->exchange_node_bytes,
-            s->exchange_network_bytes, s->node_gather);
+            s->exchange_network_bytes, s->exchange_network_messages, s->layers, s->node_gather);
     for (int d = 0; d < listed; d++)
         fprintf(f, "%s%d", d ? "," : "", fh->stats_aggs[d]);
     fprintf(f, "],\"aggregator_nodes\":[");
@@ -231,18 +236,18 @@ void mcio_stats_record(mcio_file fh, mcio_plan p, int write, const mcio_call_tim
         .exchange_node_bytes = fh->stats_on ? fh->meta_totals[4] : -1,
         .exchange_network_bytes = fh->stats_on ? fh->meta_totals[5] : -1,
         .node_gather = fh->node_gather.on,
+        .layers = fh->layers_last > 0 ? fh->layers_last : 1,
+        .exchange_network_messages = fh->stats_on ? fh->meta_totals[6] : -1,
         .choice_again = p->chose == 2,
         .read_first = p->bytes_first && !write,
         .write_first = p->bytes_first && write,
         .local_io = mcio_file_goes_local(fh, write),
     };
-    s->predicted = s->runner_up_predicted = -1;
-    if (p->chose) {
+    s->predicted = p->chose ? p->choice.best.seconds : -1;
+    s->runner_up_predicted =
+        p->chose && p->choice.runner_up.seconds >= 0 ? p->choice.runner_up.seconds : -1;
+    if (p->chose)
         fh->stats_choice = p->choice;
-        s->predicted = p->choice.best.seconds;
-        if (p->choice.runner_up.seconds >= 0)
-            s->runner_up_predicted = p->choice.runner_up.seconds;
-    }
     for (int d = 0; d < fd->ndomains; d++)
         if (fd->rounds[d] > 0 && fd->window[d] > s->subbuffer_bytes)
             s->subbuffer_bytes = fd->window[d];

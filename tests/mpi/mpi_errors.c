@@ -243,7 +243,7 @@ static void hint_errors(void)
         {"mcio_nah", "0"},         {"mcio_msgind", "2g"},       {"mcio_msggroup", "0"},
         {"mcio_memmin", "-1"},     {"mcio_node_memory", "lots"},
         {"mcio_pipeline_depth", "0"}, {"mcio_subbuffer_size", "1x"}, {"mcio_transport", "shm"},
-        {"mcio_slow_byte_seconds", "-1"},
+        {"mcio_slow_byte_seconds", "-1"}, {"mcio_layers", "3"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         info = mt_info(bad[i][0], bad[i][1], NULL);

@@ -220,12 +220,17 @@ static int independent(const config *c, const mt_extents *all, int n)
 
 /* The aggregators mcio must choose: the ranks with data in an independent plan; else cb_nodes,
  * or one per (virtual) node; capped at n. */
-static int expected_aggregators(const config *c, const mt_extents *all, int n)
+static int expected_aggregators(const config *c, const mt_extents *all, int n, int layers)
 {
     if (independent(c, all, n)) {
-        int with_data = 0;
-        for (int r = 0; r < n; r++)
-            with_data += mt_ext_bytes(&all[r]) > 0;
+        /* Two layers: a node's data is its first rank's (its node aggregator's). */
+        int with_data = 0, k = layers == 2 ? (virtual_per_node() > 0 ? virtual_per_node() : n) : 1;
+        for (int node = 0; node * k < n; node++) {
+            int64_t b = 0;
+            for (int r = node * k; r < n && r < (node + 1) * k; r++)
+                b += mt_ext_bytes(&all[r]);
+            with_data += b > 0;
+        }
         return with_data;
     }
     int k = virtual_per_node();
@@ -251,7 +256,15 @@ static void check_stats(mcio_file fh, int op, const config *c, const mt_extents 
     mt_get_hint(fh, "mcio_strategy", strategy, sizeof strategy);
     int romio = strcmp(strategy, "romio") == 0 ||
                 ((strcmp(strategy, "auto") == 0 || strcmp(strategy, "fit") == 0) && !s.memory_conscious);
-    int naggs = romio ? expected_aggregators(c, all, n) : s.aggregators;
+    /* mcio_layers 2 (a hints file of the two-layer variants): through the node aggregators
+     * wherever a node holds several ranks and the ranks aggregate. */
+    char layers[8];
+    mt_get_hint(fh, "mcio_layers", layers, sizeof layers);
+    int node_ranks = k > 0 ? (k < n ? k : n) : n;
+    int want_layers = strcmp(layers, "2") == 0 && node_ranks >= 2 && c->cb != CB_OFF ? 2 : 1;
+    if (strcmp(layers, "auto") != 0)
+        CHECKF(s.layers == want_layers, "stats.layers %d, expected %d", s.layers, want_layers);
+    int naggs = romio ? expected_aggregators(c, all, n, s.layers) : s.aggregators;
     CHECKF(s.aggregators == naggs, "stats.aggregators %d, expected %d", s.aggregators, naggs);
     for (int i = 0; i < s.aggregators && s.aggregators == naggs; i++) {
         int a = s.aggregator_ranks[i];
@@ -327,7 +340,7 @@ static void run(int w, const config *c)
     const mt_extents *mine = &all[me];
 
     /* A buffer that splits each domain into several rounds, at an odd size. */
-    int naggs = expected_aggregators(c, all, n);
+    int naggs = expected_aggregators(c, all, n, 1); /* the buffer as one layer sizes it */
     int64_t cb_buffer = 16 * 1024 * 1024;
     char bufstr[32], nodestr[16], stripestr[32];
     if (c->small_buffer) {

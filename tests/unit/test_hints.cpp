@@ -442,14 +442,15 @@ TEST(Hints, GetDefaults)
                              {"mcio_write_sync", "auto"},     {"mcio_read_shift", "auto"},
                              {"mcio_local_io", "auto"},
                              {"mcio_memory_margin", "10"},   {"mcio_calibrate", "auto"},
-                             {"mcio_node_gather", "auto"},   {"mcio_write_verify", "false"}};
+                             {"mcio_node_gather", "auto"},   {"mcio_write_verify", "false"},
+                             {"mcio_layers", "auto"}};
     char key[64], value[64];
-    for (int i = 0; i < 31; i++) {
+    for (int i = 0; i < 32; i++) {
         ASSERT_EQ(mcio_hints_get(&h, i, key, sizeof key, value, sizeof value), 1) << i;
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
     }
-    EXPECT_EQ(mcio_hints_get(&h, 31, key, sizeof key, value, sizeof value), 0);
+    EXPECT_EQ(mcio_hints_get(&h, 32, key, sizeof key, value, sizeof value), 0);
     EXPECT_EQ(mcio_hints_get(&h, -1, key, sizeof key, value, sizeof value), 0);
 }
 
@@ -496,6 +497,11 @@ TEST(Hints, GetSetRoundTrip)
     ASSERT_EQ(mcio_hints_set(&h, "mcio_calibrate", "off", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_node_gather", "true", "t", detail), MCIO_SUCCESS);
     ASSERT_EQ(mcio_hints_set(&h, "mcio_write_verify", "true", "t", detail), MCIO_SUCCESS);
+    ASSERT_EQ(mcio_hints_set(&h, "mcio_layers", "2", "t", detail), MCIO_SUCCESS);
+    EXPECT_EQ(h.layers, MCIO_LAYERS_TWO);
+    EXPECT_NE(mcio_hints_set(&h, "mcio_layers", "3", "t", detail), MCIO_SUCCESS);
+    EXPECT_NE(strstr(detail, "mcio_layers"), nullptr) << detail;
+    EXPECT_NE(strstr(detail, "auto, 1, 2"), nullptr) << detail;
     EXPECT_TRUE(mcio_hints_write_sync(&h, 0)); /* a write read back is synced first */
     const char *want[][2] = {{"cb_buffer_size", "4194304"}, {"cb_nodes", "3"},
                              {"striping_unit", "1048576"},  {"romio_cb_write", "enable"},
@@ -513,17 +519,17 @@ TEST(Hints, GetSetRoundTrip)
                              {"mcio_read_shift", "true"},   {"mcio_local_io", "false"},
                              {"mcio_memory_margin", "25"},
                              {"mcio_calibrate", "off"},     {"mcio_node_gather", "true"},
-                             {"mcio_write_verify", "true"}};
+                             {"mcio_write_verify", "true"},  {"mcio_layers", "2"}};
     mcio_hints back = mcio_hints_default();
     char key[64], value[64];
     int i = 0;
     for (; mcio_hints_get(&h, i, key, sizeof key, value, sizeof value); i++) {
-        ASSERT_LT(i, 31);
+        ASSERT_LT(i, 32);
         EXPECT_STREQ(key, want[i][0]);
         EXPECT_STREQ(value, want[i][1]);
         EXPECT_EQ(mcio_hints_set(&back, key, value, "round trip", detail), MCIO_SUCCESS) << detail;
     }
-    EXPECT_EQ(i, 31);
+    EXPECT_EQ(i, 32);
     EXPECT_TRUE(same(back, h)) << "got " << show(back) << ", want " << show(h);
 }
 

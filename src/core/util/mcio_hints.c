@@ -107,6 +107,12 @@ static const char *node_gather_name(int i)
     return i >= 0 && i < 3 ? names[i] : NULL;
 }
 
+static const char *layers_name(int i)
+{
+    static const char *const names[] = {"auto", "1", "2"};
+    return i >= 0 && i < 3 ? names[i] : NULL;
+}
+
 static const char *bool_name(int i)
 {
     return i == 0 ? "false" : i == 1 ? "true" : NULL;
@@ -181,6 +187,8 @@ static const hint_spec specs[] = {
     {.key = "mcio_node_gather", .kind = HINT_CHOICE, FIELD(node_gather), .names = node_gather_name},
     /* Each collective write read back after its sync and compared (mcio_verify.c). */
     {.key = "mcio_write_verify", .kind = HINT_CHOICE, FIELD(write_verify), .names = bool_name},
+    /* One layer of aggregation or two, node first (src/engine/mcio_twolayer.c). */
+    {.key = "mcio_layers", .kind = HINT_CHOICE, FIELD(layers), .names = layers_name},
 };
 #define NSPECS ((int)(sizeof specs / sizeof specs[0]))
 _Static_assert(NSPECS <= 64, "mcio_hints.set has one bit per hint");

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "mcio_decide.h"
+#include "mcio_layers.h"
 #include "mcio_planner.h"
 
 #ifdef __cplusplus
@@ -103,6 +104,7 @@ typedef struct mcio_hints {
     int calibrate;                  /* mcio_calibrate: enum mcio_calibrate_mode, auto */
     int node_gather;                /* mcio_node_gather: enum mcio_node_gather_mode, auto */
     int write_verify;               /* mcio_write_verify: 0; 1 = read each write back */
+    int layers;                     /* mcio_layers: enum mcio_layers_mode, auto */
     uint64_t set; /* bit i: hint i (mcio_hints_get's order) was set explicitly (mcio_hints_set) */
 } mcio_hints;
 
