@@ -463,8 +463,10 @@ void mcio_calibrate_file(mcio_file fh, MPI_Comm comm, const char *path)
 #else
     (void)path, (void)dir, (void)file, (void)where;
 #endif
-    if (got.source != MCIO_COST_PINNED)
+    if (got.source != MCIO_COST_PINNED) {
         machine_here(fh, comm, &got.t);
+        mcio_calibrate_net_between(fh, comm, &got.t);
+    }
     got.t.remote = fh->fs.remote;
     apply_topology(fh, &got.t);
     fh->cost = got.t;
