@@ -43,6 +43,10 @@ their own instead, in an order shuffled for each repetition, as users run one co
 job: ratios are then of medians, and the report gives the default's spread across its
 processes beside the better native's.
 
+Sites hosts4x2 and hosts2x4 (issue 44) run across scripts/hosts.sh's hosts (up 4 --servers 2;
+the link rate is the testbed's, --link), launched from host 1, files on the server hosts'
+GlusterFS volume.
+
   tools/mcio-oracle.py run [--reps 7] [--sites tmp,gluster,mpich] [--alone] [--out out/oracle.json]
                           [--mpi MPI]
   tools/mcio-oracle.py report out/oracle.json [--png docs/figures/oracle.png]
@@ -114,7 +118,28 @@ SITES = {
     # 2 ranks, 0.3 s a run: 15 timed calls cost little and steady the site whose figures moved
     # most (docs/performance.md, thirteenth pass).
     "mpich": {"mpi": "mpich", "ranks": 2, "base": "/tmp", "size": "2m", "calls": 15},
+    # Issue 44: several hosts (scripts/hosts.sh up 4 --servers 2): ranks on hosts 1..K, PPN a
+    # host, launched from host 1 over the rate-limited links, the files on the GlusterFS volume
+    # of the server hosts (each compute host's own FUSE mount), so both the exchange between
+    # nodes and the file traffic cross the links. The link rate is the testbed's (hosts.sh up
+    # --link; recorded as the site's "link"). Not the shared directory (hosts.sh shared): one
+    # page cache every host sees, so a rank's own pieces never cross a link there while an
+    # aggregator's do, which no cluster file system offers. Cold (no --warmup): the warm-up
+    # empties the file by rank 0's truncate, after which ranks on other hosts read back their
+    # own fresh writes short (the poison where the bytes should be) in the next call, on
+    # GlusterFS's clients of separate hosts (mcio's independent writes too; 0 of 16 cases
+    # failed without it). The own configurations that differ across hosts (own), no control
+    # run, 3 calls a case: a case's call takes about 4 s on a loaded host.
+    "hosts4x2": {"mpi": "openmpi", "hosts": 4, "ppn": 2, "ranks": 8,
+                 "base": "/mnt/mcio-hosts-gluster", "size": "512k", "args": ["--precreate"],
+                 "native_args": ["--native-sync"], "calls": 3, "cold": True, "again": False,
+                 "own": ["aggregated", "independent", "depth2", "memory", "aggs1", "aggs2"]},
+    "hosts2x4": {"mpi": "openmpi", "hosts": 2, "ppn": 4, "ranks": 8,
+                 "base": "/mnt/mcio-hosts-gluster", "size": "512k", "args": ["--precreate"],
+                 "native_args": ["--native-sync"], "calls": 3, "cold": True, "again": False,
+                 "own": ["aggregated", "independent", "depth2", "memory", "aggs1", "aggs2"]},
 }
+HOSTS_SH = os.path.join(ROOT, "scripts", "hosts.sh")
 MPIS = {}  # the MPI of each build.sh name run (site_mpi)
 
 
@@ -132,7 +157,59 @@ def site_conf(s, mpi=None):
     library's default one first."""
     site = dict(SITES[s], mpi=mpi or SITES[s]["mpi"])
     m = site_mpi(site)
+    if "hosts" in site:
+        site["link"] = hosts_link(site)
     return dict(site, natives=m.natives(), native=m.natives()[0], mpi_found=str(m))
+
+
+def hosts_link(site):
+    """A hosts site's testbed: its links' rate; exits where it is not up with enough hosts."""
+    try:
+        with open("/run/mcio-hosts/n") as f:
+            up = int(f.read())
+        with open("/run/mcio-hosts/rate") as f:
+            rate = f.read().strip()
+    except (OSError, ValueError):
+        up, rate = 0, ""
+    if up < site["hosts"] or not os.path.isdir("/run/mcio-hosts") or subprocess.run(
+            [HOSTS_SH, "exec", "h1", "--", "test", "-d", site["base"]]).returncode != 0:
+        sys.exit("mcio-oracle: the site needs %d hosts with GlusterFS servers up "
+                 "(scripts/hosts.sh up 4 --servers 2)" % site["hosts"])
+    return rate
+
+
+def on_host(site, cmd):
+    """cmd as run: on host 1 for a hosts site, else here."""
+    return [HOSTS_SH, "exec", "h1", "--"] + cmd if "hosts" in site else cmd
+
+
+def launch(site, mpi, io):
+    """The launch of the site's ranks under native engine io (None: the library's default)."""
+    if "hosts" not in site:
+        return mpi.launch(site["ranks"], io)
+    env = dict(os.environ, MCIO_HOSTS_MPIEXEC=mpi.mpiexec)
+    words = subprocess.run([HOSTS_SH, "launcher", mpi.family, str(site["ppn"]),
+                            str(site["hosts"])], env=env, check=True, stdout=subprocess.PIPE,
+                           text=True).stdout.split()
+    return on_host(site, words + ["-n", str(site["ranks"])] + mpi.engine_args(io))
+
+
+def site_dir(site):
+    """A fresh directory for the site's files (on host 1's mount for a hosts site)."""
+    if "hosts" not in site:
+        return tempfile.mkdtemp(prefix="mcio-oracle.", dir=site["base"])
+    return subprocess.run(on_host(site, ["mktemp", "-d", site["base"] + "/mcio-oracle.XXXXXX"]),
+                          check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+
+
+def out_dir(site, dirpath):
+    """Where mcio-bench's JSON and statistics go: read here, so for a hosts site the directory
+    every host and this machine see (hosts.sh shared), not the hosts' own mount."""
+    if "hosts" not in site:
+        return dirpath
+    shared = subprocess.run([HOSTS_SH, "shared"], check=True, stdout=subprocess.PIPE,
+                            text=True).stdout.strip()
+    return tempfile.mkdtemp(prefix="mcio-oracle-out.", dir=shared)
 
 
 def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, calls=1, seed=1):
@@ -147,13 +224,14 @@ def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, 
     model's choice and predicted times (MCIO_STATS)."""
     mpi = site_mpi(site)
     bench = os.path.join(mpi.build, "mcio-bench")
-    fd, out = tempfile.mkstemp(suffix=".json", dir=dirpath)
+    odir = out_dir(site, dirpath)
+    fd, out = tempfile.mkstemp(suffix=".json", dir=odir)
     os.close(fd)
     stats = out + ".stats"
     io = None if native_io in (None, site["native"]) else native_io
     alone = native_io and not configs  # a native in a process of its own (run --alone)
     engines = "native" if alone else "native,mcio" if native_io else "mcio"
-    cmd = mpi.launch(site["ranks"], io) + [
+    cmd = launch(site, mpi, io) + [
         bench, "--engine", engines, "--pattern", ",".join(patterns),
         "--size", site["size"], "--reps", str(calls), "--dir", dirpath, "--json", out,
         "--order-seed", str(seed)] + (
@@ -212,6 +290,8 @@ def bench_once(site, dirpath, config, configs, native_io, patterns, cold=False, 
                 os.unlink(p)
             except OSError:
                 pass
+        if odir != dirpath:
+            subprocess.run(["rm", "-rf", odir])
 
 
 def merge(doc, old, sites):
@@ -232,7 +312,8 @@ def plan_side(site, rep, s):
     the default once more, a control that is neither own nor native: how far the same
     configuration measured twice lands from the best own (the noise floor). Rotated: no
     process always first (within one, mcio-bench draws the cases' order, --order-seed)."""
-    side = [("default", []), ("default-again", [])] + list(OWN.items())
+    side = [("default", [])] + ([("default-again", [])] if site.get("again", True) else []) + [
+        (c, h) for c, h in OWN.items() if c in site.get("own", OWN)]
     procs = [("side", side, site["native"])] + [
         ("beside-" + n, [("default-on-" + n, [])], n) for n in site["natives"]
         if n != site["native"]]
@@ -247,7 +328,8 @@ def plan_alone(s, site, rep):
     repetition (the same for a site and repetition: reproducible). Ratios are then those of
     medians over the repetitions, and the default's spread across its processes tells whether
     one job's default is another's."""
-    procs = [("alone-" + c, {c: h}, None) for c, h in [("default", [])] + list(OWN.items())]
+    procs = [("alone-" + c, {c: h}, None) for c, h in [("default", [])] + [
+        (c, h) for c, h in OWN.items() if c in site.get("own", OWN)]]
     procs += [("alone-native-" + n, {}, n) for n in site["natives"]]
     random.Random(zlib.crc32(("%s %d" % (s, rep)).encode())).shuffle(procs)
     return [(s, rep, name, configs, native) for name, configs, native in procs]
@@ -276,11 +358,12 @@ def run(args):
         for i, (s, rep, name, configs, native) in enumerate(plan):
             site = doc["sites"][s]
             if s not in dirs:
-                dirs[s] = tempfile.mkdtemp(prefix="mcio-oracle.", dir=site["base"])
+                dirs[s] = site_dir(site)
             t = time.time()
             rows = None
             for attempt in range(3):
-                rows = bench_once(site, dirs[s], name, configs, native, patterns, args.cold,
+                rows = bench_once(site, dirs[s], name, configs, native, patterns,
+                                  args.cold or site.get("cold", False),
                                   args.calls or site["calls"],
                                   zlib.crc32(("%s %d %s %d" % (s, rep, name, attempt)).encode()))
                 if rows:
@@ -295,8 +378,8 @@ def run(args):
             with open(args.out, "w") as f:
                 json.dump(doc, f, indent=1)
     finally:
-        for d in dirs.values():
-            subprocess.run(["rm", "-rf", d])
+        for s, d in dirs.items():
+            subprocess.run(on_host(doc["sites"][s], ["rm", "-rf", d]))
     print("wrote %s" % args.out)
 
 

@@ -19,4 +19,10 @@ double mcio_calibrate_median_of(double *v, int n);
 /* The ranks of the first node: the probe's conc (mcio_calibrate.c). */
 int mcio_calibrate_first_node_ranks(mcio_file fh);
 
+/* Collective: where fh's ranks span real nodes (not MCIO_VIRTUAL_*), t's message figures (msg,
+ * msg_byte) measured between rank 0 and the second node's first rank, once per file
+ * communicator and kept in an attribute of it (which kept handles pass on to the next open on
+ * the program's communicator; mcio_calibrate_net.c); otherwise t is left as it is. */
+void mcio_calibrate_net_between(mcio_file fh, mcio_cost_table *t);
+
 #endif

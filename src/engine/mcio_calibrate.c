@@ -540,8 +540,10 @@ void mcio_calibrate_file(mcio_file fh, const char *path)
 #else
     (void)path, (void)dir, (void)file, (void)where;
 #endif
-    if (got.source != MCIO_COST_PINNED)
+    if (got.source != MCIO_COST_PINNED) {
         machine_here(fh, &got.t);
+        mcio_calibrate_net_between(fh, &got.t);
+    }
     got.t.remote = fh->fs.remote;
     apply_topology(fh, &got.t);
     fh->cost = got.t;
