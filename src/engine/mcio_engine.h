@@ -243,6 +243,8 @@ struct mcio_file_s {
     int memory_combined; /* 1: memory_key holds */
     unsigned cost_fixed[2]; /* [write] what the hints fix for the cost model (mcio_hints_cost_fixed),
                                found when they are set, not every call */
+    int crowded; /* this rank's node holds more ranks than online cores: 2, else 1; 0 not yet
+                    known (mcio_rounds.c, exchange_wait) */
 };
 
 /* Where a file's cost table came from. */

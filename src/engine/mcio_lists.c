@@ -203,6 +203,8 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
             n++;
         per_round = n > per_round ? n : per_round;
     }
+    if (p->my_domain < 0 && p->send.ngroups > per_round)
+        per_round = p->send.ngroups; /* all its rounds at once (mcio_rounds.c) */
     p->runs = malloc(((size_t)p->recv.npieces + 1) * sizeof(mcio_piece));
     p->blocklens = malloc((size_t)maxg * sizeof(int));
     p->displs = malloc((size_t)maxg * sizeof(MPI_Aint));
