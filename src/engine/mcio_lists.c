@@ -171,7 +171,7 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, mcio_list_bufs *b
             snprintf(detail, MCIO_DETAIL_LEN, "%s", why);
         }
     }
-    PMPI_Waitall(nsend, b->sreq, MPI_STATUSES_IGNORE);
+    mcio_engine_wait(b->sreq, nsend, p->my_domain < 0 && mcio_engine_node_crowded(fh));
     if (p->my_domain < 0)
         return st;
     if (st == MCIO_SUCCESS)

@@ -18,9 +18,7 @@
 
 #include "mcio_engine.h"
 
-/* Does this rank's node hold more ranks than online cores? Once per file. Virtual nodes
- * (MCIO_VIRTUAL_RANKS_PER_NODE) share one host: all the ranks count. */
-static int node_crowded(mcio_file fh)
+int mcio_engine_node_crowded(mcio_file fh)
 {
     if (!fh->crowded) {
         const mcio_machine *m = &fh->machine;
@@ -33,23 +31,47 @@ static int node_crowded(mcio_file fh)
     return fh->crowded == 2;
 }
 
-/* Polls of a wait before a crowded node's waiting rank naps, and the nap. */
-#define MCIO_WAIT_SPINS 32
+/* How long a crowded node's waiting rank polls before it naps, and the nap: a short wait
+ * (small messages, a collective whose ranks are all there) never naps. */
+#define MCIO_WAIT_POLL_SECONDS 0.0005
 #define MCIO_WAIT_NAP_NS 50000
 
-/* Wait for a round's messages, yielding the processor between polls. MPI libraries poll
- * while they wait (Open MPI's and MPICH's Waitall spin unless told otherwise), and a spinning
- * rank takes the core another needs: an aggregator's I/O thread (with two ranks on two cores
- * the pipeline's reads overlapped nothing, the main thread waiting for the whole file access),
- * or, when ranks outnumber cores, the rank that holds the data. Open MPI's
- * mpi_yield_when_idle does the same for all of a program's waits. Not a sleep at first: large
- * messages move only while someone polls. But where the node's ranks outnumber its cores a
- * yield gives the core to any runnable rank, most of them polling too, and the aggregator,
- * which copies every byte and accesses the file, gets a share of a core like any of them.
- * There a rank that waits without aggregating (nap) naps between polls after a few: its
- * sends and receives still progress every 50 us, and the cores go to the ranks with work
- * (8 ranks on 2 cores, one aggregator gathering 4 rounds of 2 MiB from 7 ranks and writing
- * them: 2-3x faster than yielding, a host shared with other jobs). */
+/* MPI libraries poll while they wait (Open MPI's and MPICH's Waitall spin unless told
+ * otherwise), and a spinning rank takes the core another needs: an aggregator's I/O thread
+ * (with two ranks on two cores the pipeline's reads overlapped nothing, the main thread
+ * waiting for the whole file access), or, when ranks outnumber cores, the rank that holds the
+ * data. So a wait yields the processor between polls (Open MPI's mpi_yield_when_idle does the
+ * same for all of a program's waits). Not a sleep at first: large messages move only while
+ * someone polls. But where the node's ranks outnumber its cores a yield gives the core to any
+ * runnable rank, most of them polling too, and an aggregator, which copies every byte and
+ * accesses the file, gets a share of a core like any of them. There a rank with nothing to
+ * aggregate (nap) naps between polls once it has waited 0.5 ms: its messages still progress
+ * every 50 us, and the cores go to the ranks with work (8 ranks on 2 cores, one aggregator
+ * gathering 4 rounds of 2 MiB from 7 ranks and writing them: 2-3x faster than yielding, on a
+ * host shared with other jobs). */
+void mcio_engine_wait(MPI_Request *reqs, int n, int nap)
+{
+#ifdef MCIO_SIMULATE
+    /* Simulated ranks share no processor, and SMPI charges simulated time per MPI_Test. */
+    (void)nap;
+    PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+#else
+    int done = 0;
+    const struct timespec nap_time = {0, MCIO_WAIT_NAP_NS};
+    double t0 = nap ? PMPI_Wtime() : 0;
+    for (;;) {
+        PMPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (done)
+            return;
+        if (nap && PMPI_Wtime() - t0 > MCIO_WAIT_POLL_SECONDS)
+            nanosleep(&nap_time, NULL);
+        else
+            sched_yield();
+    }
+#endif
+}
+
+/* Wait for a round's messages (mcio_engine_wait). */
 static void exchange_wait(mcio_plan p, int n, int failed, int nap)
 {
     MPI_Request *reqs = p->reqs;
@@ -70,23 +92,7 @@ static void exchange_wait(mcio_plan p, int n, int failed, int nap)
         PMPI_Errhandler_free(&old);
         return;
     }
-#ifdef MCIO_SIMULATE
-    /* Simulated ranks share no processor, and SMPI charges simulated time per MPI_Test. */
-    (void)nap;
-    PMPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
-#else
-    int done = 0;
-    const struct timespec nap_time = {0, MCIO_WAIT_NAP_NS};
-    for (int polls = 0;; polls++) {
-        PMPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
-        if (done)
-            return;
-        if (nap && polls >= MCIO_WAIT_SPINS)
-            nanosleep(&nap_time, NULL);
-        else
-            sched_yield();
-    }
-#endif
+    mcio_engine_wait(reqs, n, nap);
 }
 
 /*
@@ -447,7 +453,7 @@ int mcio_exchange_round(mcio_plan p, int write, char *base, char *cbuf, int k, i
             st = pst, snprintf(detail, MCIO_DETAIL_LEN, "round %d: %.230s", k, why);
     }
     /* Nap only where no message of this wait is one this rank aggregates. */
-    exchange_wait(p, nreq, st != MCIO_SUCCESS, naggregated == 0 && node_crowded(fh));
+    exchange_wait(p, nreq, st != MCIO_SUCCESS, naggregated == 0 && mcio_engine_node_crowded(fh));
     for (int i = 0; i < nreq; i++)
         if (p->types[i] != MPI_BYTE)
             PMPI_Type_free(&p->types[i]);
