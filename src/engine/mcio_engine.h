@@ -268,6 +268,8 @@ struct mcio_file_s {
     int layers_last;
     int64_t layer_bytes;
     mcio_layers_price layers_price;
+    int crowded; /* this rank's node holds more ranks than online cores: 2, else 1; 0 not yet
+                    known (mcio_rounds.c, exchange_wait) */
 };
 
 /* Where a file's cost table came from. */
@@ -411,6 +413,15 @@ int mcio_error_set(int status, const char *detail);
  */
 int mcio_engine_agree(MPI_Comm comm, int status, char detail[MCIO_DETAIL_LEN], int64_t *maxvals,
                       int nvals);
+
+/* Local: does this rank's node hold more ranks than online cores? Found once per file
+ * (virtual nodes share one host: all the file's ranks count). */
+int mcio_engine_node_crowded(mcio_file fh);
+
+/* Local: wait for n requests, yielding the processor between polls; nap: napping 50 us
+ * between them once it has waited 0.5 ms, for a rank with nothing to aggregate on a crowded
+ * node (mcio_rounds.c says why). Requests in error are not reported: the caller agrees. */
+void mcio_engine_wait(MPI_Request *reqs, int n, int nap);
 
 /* Collective, the Bcast of mcio_engine_agree: every rank knows that root (the lowest failing
  * rank) failed; all return root's status, with its detail copied into detail. */

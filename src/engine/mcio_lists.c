@@ -171,7 +171,7 @@ static int exchange_lists(mcio_file fh, struct mcio_plan_s *p, mcio_list_bufs *b
             snprintf(detail, MCIO_DETAIL_LEN, "%s", why);
         }
     }
-    PMPI_Waitall(nsend, b->sreq, MPI_STATUSES_IGNORE);
+    mcio_engine_wait(b->sreq, nsend, p->my_domain < 0 && mcio_engine_node_crowded(fh));
     if (p->my_domain < 0)
         return st;
     if (st == MCIO_SUCCESS)
@@ -203,6 +203,8 @@ static int alloc_round_scratch(struct mcio_plan_s *p)
             n++;
         per_round = n > per_round ? n : per_round;
     }
+    if (p->my_domain < 0 && p->send.ngroups > per_round)
+        per_round = p->send.ngroups; /* all its rounds at once (mcio_rounds.c) */
     p->runs = malloc(((size_t)p->recv.npieces + 1) * sizeof(mcio_piece));
     p->blocklens = malloc((size_t)maxg * sizeof(int));
     p->displs = malloc((size_t)maxg * sizeof(MPI_Aint));
