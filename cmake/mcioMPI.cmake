@@ -66,6 +66,29 @@ macro(mcio_mpi_choose_compiler)
       find_program(MPIEXEC_EXECUTABLE NAMES ${_names} HINTS "${_dir}" NO_DEFAULT_PATH)
     endif()
   endif()
+  mcio_mpi_intel_root()
+endmacro()
+
+# Intel MPI's compiler wrappers find their installation through I_MPI_ROOT, which its
+# setvars.sh or a module sets; without it they name paths that do not exist and FindMPI fails
+# ("Imported target MPI::MPI_C includes non-existent path"). An installation used without
+# either (a PyPI one: .venv-impi) is found from the wrapper's own prefix, where impi_info
+# sits beside it, for the configure step's queries; the build calls the C compiler itself.
+macro(mcio_mpi_intel_root)
+  if(MPI_C_COMPILER AND NOT DEFINED ENV{I_MPI_ROOT})
+    set(_icc "${MPI_C_COMPILER}")
+    if(NOT IS_ABSOLUTE "${_icc}")
+      find_program(_icc_path NAMES "${_icc}")
+      set(_icc "${_icc_path}")
+      unset(_icc_path CACHE)
+    endif()
+    get_filename_component(_ibin "${_icc}" DIRECTORY)
+    if(_ibin AND EXISTS "${_ibin}/impi_info")
+      get_filename_component(_iroot "${_ibin}" DIRECTORY)
+      set(ENV{I_MPI_ROOT} "${_iroot}")
+      message(STATUS "Intel MPI without I_MPI_ROOT: set to ${_iroot} for its compiler wrapper")
+    endif()
+  endif()
 endmacro()
 
 # The MPI's identity from its header, compiled (not run: a configure step must not need a
