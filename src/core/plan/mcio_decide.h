@@ -78,10 +78,11 @@ typedef struct mcio_decision {
  * its correction, mcio_cost_correction_of; independent access's divided by the aggregation
  * margin, mcio_cost_aggregation_margin) lie within the table's spread of the fastest's
  * (cost->spread, the figures' noise over the probes: issue 48): prev's configuration when it
- * is one of them and prev was made from the same inputs, else the first of them in the model's
- * order of candidates (mcio_cost_decide: independent access, then fewer aggregators per node,
- * the hints' buffer, shallower pipelines), so that figures that move within their noise do
- * not move the choice, and a choice moves only for a candidate faster by more than the spread;
+ * is one of them and prev was made from the same inputs, else the first in the model's order
+ * of candidates (mcio_cost_decide: independent access, then fewer aggregators per node, the
+ * hints' buffer, shallower pipelines) within the smaller of the spread and 10 % of the
+ * fastest, so that figures that move within their noise do not move a choice made, and a
+ * choice moves only for a candidate faster by more than the spread;
  * otherwise the hints' strategy, or each rank's own access with romio_cb_* disable. A pipeline
  * (depth > 1) comes subdivided. prev: the operation's last choice, or NULL. Pure: the same
  * inputs give the same decision on every rank. 0 or an MCIO_ERR_* code; out holds what it
