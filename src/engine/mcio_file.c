@@ -471,21 +471,29 @@ int mcio_file_open_end(mcio_file *fh)
 
 int mcio_file_open(MPI_Comm comm, const char *path, int amode, MPI_Info info, mcio_file *fh)
 {
-    mcio_file f;
-    int st = mcio_file_open_begin(comm, path, amode, info, &f);
-    if (st == MCIO_ERR_NOMEM) { /* no handle here: the others' agreement is still met */
-        MPI_Request req;
-        MPI_Comm dup = private_comm(comm, &req);
+    if (comm == MPI_COMM_NULL)
+        return mcio_error_set(MCIO_ERR_ARG, "comm is MPI_COMM_NULL");
+    mcio_file f = MCIO_FILE_NULL;
+    int st = mcio_file_open_begin(comm, path, amode, info, fh ? &f : NULL);
+    if (!f) {
+        /* No handle here (fh NULL, or no memory): the others' first agreement is still met, on
+         * the communicator they took (the pool's, alike on every rank, or a duplicate), and
+         * nothing is kept of it. */
+        char detail[MCIO_DETAIL_LEN];
+        snprintf(detail, sizeof detail, "%s", mcio_error_message());
+        mcio_kept *k = mcio_kept_take(comm);
+        MPI_Request req = MPI_REQUEST_NULL;
+        MPI_Comm dup = k && k->comm != MPI_COMM_NULL ? k->comm : private_comm(comm, &req);
         int64_t agreed[2] = {0, 1};
-        char detail[MCIO_DETAIL_LEN] = "out of memory";
+        if (k)
+            k->comm = MPI_COMM_NULL;
         if (req != MPI_REQUEST_NULL)
             PMPI_Wait(&req, MPI_STATUS_IGNORE);
         st = mcio_engine_agree(dup, st, detail, agreed, 2);
         PMPI_Comm_free(&dup);
+        mcio_kept_give(k);
         return mcio_error_set(st, detail);
     }
-    if (st != MCIO_SUCCESS) /* fh or comm missing: the caller's error, on every rank alike */
-        return st;
     st = mcio_file_open_end(&f);
     *fh = f;
     return st;

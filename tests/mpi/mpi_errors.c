@@ -211,6 +211,19 @@ static void access_errors(void)
     MT_CHECK_ERROR(
         mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh),
         MCIO_ERR_ARG, "MPI_MODE_CREATE");
+    /* No place for the handle on the last rank only: every rank fails, naming it, and the
+     * others' open goes nowhere (the same again, so that a kept communicator is met too). */
+    for (int k = 0; k < 2; k++) {
+        fh = (mcio_file)&fh;
+        MT_CHECK_ERROR(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL,
+                                      mt.rank == mt.nprocs - 1 ? NULL : &fh),
+                       MCIO_ERR_ARG, "fh is NULL");
+        CHECK(mt.rank == mt.nprocs - 1 || fh == MCIO_FILE_NULL);
+        if (k == 0) { /* a closed file leaves its communicator to the second try */
+            CHECK_OK(mcio_file_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+            CHECK_OK(mcio_file_close(&fh));
+        }
+    }
     UNCHANGED();
 }
 
