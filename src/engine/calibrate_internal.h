@@ -16,6 +16,15 @@ static void *(*volatile copy_fn)(void *, const void *, size_t) = memmove;
 /* The median of n times (sorted in place). */
 double mcio_calibrate_median_of(double *v, int n);
 
+/* The cache files' generation (mcio_calibrate.c). */
+int mcio_calibrate_generation(void);
+
+/* The host's figures kept between processes (mcio_calibrate_host.c): 0 and the medians of the
+ * last measurements where enough are kept, else -1 (then measure, and keep: which adds this
+ * measurement and returns the medians with it among them). */
+int mcio_calibrate_host_kept(double *copy, double *piece);
+void mcio_calibrate_host_keep(double *copy, double *piece);
+
 /* The ranks of the first node: the probe's conc (mcio_calibrate.c). */
 int mcio_calibrate_first_node_ranks(mcio_file fh);
 

@@ -58,6 +58,11 @@
  * the crowd of the node's ranks in an exchange (mcio_calibrate_probe.c; issues 47, 48). */
 enum { CACHE_GENERATION = 7 };
 
+int mcio_calibrate_generation(void)
+{
+    return CACHE_GENERATION;
+}
+
 /* Probes taken where no cache stands (none, of another generation, or of fewer ranks per
  * node): the cache starts with their medians (mcio_cost_merge), which a later probe (only on
  * purpose: mcio_calibrate=force, mcio-calibrate) moves little. One probe moved the choice of
@@ -274,7 +279,8 @@ static double list_here(void)
 
 /* The figures below, measured once (issue 51: at every open they cost 12-55 ms of 8 ranks on
  * this 2-core host, most of an open): the copy and the datatype engine's cost per block once
- * per process (-1: not measured), the collective's once per communicator, an attribute of the
+ * per process (-1: not measured), from the host's last measurements where enough are kept
+ * (mcio_calibrate_host.c), the collective's once per communicator, an attribute of the
  * file's (which a closed file leaves to the next open on the same program communicator,
  * mcio_kept.c; dropped with it). */
 static struct {
@@ -287,6 +293,10 @@ static pthread_once_t coll_once = PTHREAD_ONCE_INIT;
 static void host_figures_measure(void)
 {
     enum { COPY = 1 << 20 }; /* a copy beyond the caches, as of a collective buffer */
+#ifndef MCIO_SIMULATE
+    if (mcio_calibrate_host_kept(&host_figures.copy, &host_figures.piece) == 0)
+        return; /* the medians of this host's last measurements (mcio_calibrate_host.c) */
+#endif
     char *buf = malloc(2 * (size_t)COPY);
     if (buf) {
         host_figures.copy = copy_here(buf, COPY);
@@ -296,6 +306,10 @@ static void host_figures_measure(void)
         double list = list_here();
         if (host_figures.piece >= 0 && list > 0)
             host_figures.piece += list / 2;
+#ifndef MCIO_SIMULATE
+        if (host_figures.copy > 0 && host_figures.piece >= 0)
+            mcio_calibrate_host_keep(&host_figures.copy, &host_figures.piece);
+#endif
     }
     free(buf);
 }

@@ -59,7 +59,8 @@ def reprobe_rules(launch, tool, d):
                     ranks, [r[0] for r in runs[:runs.index((ranks, source, conc))]],
                     got["source"], got["conc"], source, conc))
         # As if probed under a load of 1,000 per core: read all the same.
-        path = os.path.join(cache, "mcio", os.listdir(os.path.join(cache, "mcio"))[0])
+        table = [f for f in os.listdir(os.path.join(cache, "mcio")) if not f.startswith("host-")]
+        path = os.path.join(cache, "mcio", table[0])
         with open(path) as f:
             lines = [("load 1000" if ln.startswith("load ") else ln) for ln in f.read().split("\n")]
         with open(path, "w") as f:
@@ -104,6 +105,28 @@ def check_medians(t):
                 [t[k] for k in keys], {k: h[k] for k in keys}))
 
 
+def host_figures(launch, tool, d, cache):
+    """The host's copy and piece figures (mcio_calibrate_host.c): the four processes above
+    measured them until three were kept, the fourth took their medians; a kept file's medians
+    are what the next process prices a copy at."""
+    hosts = [f for f in os.listdir(os.path.join(cache, "mcio")) if f.startswith("host-")]
+    if len(hosts) != 1:
+        fail("cache directory holds host files %s, not one" % hosts)
+    path = os.path.join(cache, "mcio", hosts[0])
+    with open(path) as f:
+        lines = [ln.split() for ln in f if ln.strip()]
+    if len(lines) != 3 or any(len(ln) != 2 or float(ln[0]) <= 0 for ln in lines):
+        fail("the host file holds %r, not three measurements" % lines)
+    with open(path, "w") as f:
+        f.write("3.0e-10 4.0e-07\n9.0e-10 5.0e-07\n2.0e-10 1.0e-07\n")
+    t = calibrate(launch, tool, d, cache, "--cached")
+    if abs(t["copy_byte"] - 3.0e-10) > 1e-6 * 3.0e-10:
+        fail("copy_byte %g, not the kept measurements' median 3e-10" % t["copy_byte"])
+    with open(path) as f:
+        if len([ln for ln in f if ln.strip()]) != 3:
+            fail("a process with enough measurements kept measured again")
+
+
 def main():
     sep = sys.argv.index("--")
     launch, (tool, d) = sys.argv[1:sep], sys.argv[sep + 1:sep + 3]
@@ -118,7 +141,7 @@ def main():
         for k in SYNC:
             if not (isinstance(first[k], (int, float)) and math.isfinite(first[k]) and first[k] >= 0):
                 fail("first probe: %s = %r, not a time" % (k, first[k]))
-        files = os.listdir(os.path.join(cache, "mcio"))
+        files = [f for f in os.listdir(os.path.join(cache, "mcio")) if not f.startswith("host-")]
         if len(files) != 1 or not files[0].startswith(first["fs_type"] + "-"):
             fail("cache directory holds %s, not one file named for %s" % (files, first["fs_type"]))
         cached = calibrate(launch, tool, d, cache, "--cached")
@@ -132,6 +155,7 @@ def main():
         if merged["probes"] != 4:
             fail("after a fourth probe the cache counts %s probes, not 4" % merged["probes"])
         check_medians(merged)
+        host_figures(launch, tool, d, cache)
     reprobe_rules(launch, tool, d)
     print("calibrate: probe, cache and merge agree on %d figures (%s)" % (len(FS + SYNC), first["fs_type"]))
 
