@@ -16,8 +16,8 @@ static void *(*volatile copy_fn)(void *, const void *, size_t) = memmove;
 /* The median of n times (sorted in place). */
 double mcio_calibrate_median_of(double *v, int n);
 
-/* The cache files' generation (mcio_calibrate.c). */
-int mcio_calibrate_generation(void);
+/* The cache files' generation, in their names (its history: mcio_calibrate.c). */
+enum { MCIO_CALIBRATE_GENERATION = 7 };
 
 /* The host's figures kept between processes (mcio_calibrate_host.c): 0 and the medians of the
  * last measurements where enough are kept, else -1 (then measure, and keep: which adds this

@@ -56,12 +56,7 @@
  * the best figures of all probes: mcio_cost_merge), and the corrections of the online check.
  * 7: a call's own cost from calls of 64 bytes, not 4 KiB (a read's came out at the floor), and
  * the crowd of the node's ranks in an exchange (mcio_calibrate_probe.c; issues 47, 48). */
-enum { CACHE_GENERATION = 7 };
-
-int mcio_calibrate_generation(void)
-{
-    return CACHE_GENERATION;
-}
+enum { CACHE_GENERATION = MCIO_CALIBRATE_GENERATION };
 
 /* Probes taken where no cache stands (none, of another generation, or of fewer ranks per
  * node): the cache starts with their medians (mcio_cost_merge), which a later probe (only on

@@ -40,7 +40,7 @@ static int host_path(char *dir, size_t dcap, char *out, size_t cap)
     if (n < 0 || (size_t)n >= dcap)
         return -1;
     n = snprintf(out, cap, "%s/host-%s-%016llx.%d", dir, host, (unsigned long long)h,
-                 mcio_calibrate_generation());
+                 MCIO_CALIBRATE_GENERATION);
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
