@@ -19,6 +19,12 @@ double mcio_calibrate_median_of(double *v, int n);
 /* The cache files' generation, in their names (its history: mcio_calibrate.c). */
 enum { MCIO_CALIBRATE_GENERATION = 7 };
 
+/* mcio_calibrate_cache.c: the cache directory ($XDG_CACHE_HOME/mcio, else ~/.cache/mcio) into
+ * dir, 0 or -1; and file (in dir) written with text atomically (a temporary file renamed),
+ * making dir and its parent where missing; failures are silent. */
+int mcio_calibrate_cache_dir(char *dir, size_t cap);
+void mcio_calibrate_write_atomic(const char *dir, const char *file, const char *text, size_t len);
+
 /* The host's figures kept between processes (mcio_calibrate_host.c): 0 and the medians of the
  * last measurements where enough are kept, else -1 (then measure, and keep: which adds this
  * measurement and returns the medians with it among them). */

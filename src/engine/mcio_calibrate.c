@@ -70,17 +70,11 @@ enum { FIRST_PROBES = 3 };
 static int cache_path(const char *path, const mcio_fsinfo *fs, char *dir, size_t dlen, char *file,
                       size_t flen)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     struct stat sb;
-    if (stat(path, &sb) != 0)
+    if (stat(path, &sb) != 0 || mcio_calibrate_cache_dir(dir, dlen) != 0)
         return -1;
-    int n = xdg && *xdg ? snprintf(dir, dlen, "%s/mcio", xdg)
-            : home && *home ? snprintf(dir, dlen, "%s/.cache/mcio", home)
-                            : -1;
-    if (n < 0 || (size_t)n >= dlen)
-        return -1;
-    n = snprintf(file, flen, "%s/%s-%llx.%d", dir, mcio_fs_type_name(fs->type),
-                 (unsigned long long)sb.st_dev, CACHE_GENERATION);
+    int n = snprintf(file, flen, "%s/%s-%llx.%d", dir, mcio_fs_type_name(fs->type),
+                     (unsigned long long)sb.st_dev, CACHE_GENERATION);
     return n < 0 || (size_t)n >= flen ? -1 : 0;
 }
 
@@ -100,26 +94,10 @@ static int read_table(const char *file, mcio_cost_table *t, int64_t *date)
 /* Write the cache (rank 0), atomically (a temporary file renamed); failures are silent. */
 static void write_cache(const char *dir, const char *file, const mcio_cost_table *t, int64_t date)
 {
-    char text[4096], tmp[MCIO_PATH_LEN + 160];
-    char parent[MCIO_PATH_LEN + 16];
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *slash = strrchr(parent, '/');
-    if (slash && slash != parent) {
-        *slash = '\0';
-        mkdir(parent, 0755); /* ~/.cache itself may be missing */
-    }
-    mkdir(dir, 0755);
+    char text[4096];
     int n = mcio_cost_format(t, date, text, sizeof text);
-    if (n < 0 || (size_t)n >= sizeof text ||
-        snprintf(tmp, sizeof tmp, "%s.%ld.tmp", file, (long)getpid()) >= (int)sizeof tmp)
-        return;
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return;
-    int ok = fwrite(text, 1, (size_t)n, f) == (size_t)n;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, file) != 0)
-        unlink(tmp);
+    if (n >= 0 && (size_t)n < sizeof text)
+        mcio_calibrate_write_atomic(dir, file, text, (size_t)n);
 }
 
 #endif

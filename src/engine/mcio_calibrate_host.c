@@ -13,7 +13,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "calibrate_internal.h"
@@ -27,19 +26,15 @@ enum { KEEP = 5, ENOUGH = 3 };
  * its directory. */
 static int host_path(char *dir, size_t dcap, char *out, size_t cap)
 {
-    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     char host[256] = "", lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
     if (gethostname(host, sizeof host - 1) != 0 || !host[0])
         return -1;
     PMPI_Get_library_version(lib, &len);
     uint64_t h = mcio_fnv1a(MCIO_FNV1A_OFFSET, lib, len > 0 ? (size_t)len : 0);
-    int n = xdg && *xdg ? snprintf(dir, dcap, "%s/mcio", xdg)
-            : home && *home ? snprintf(dir, dcap, "%s/.cache/mcio", home)
-                            : -1;
-    if (n < 0 || (size_t)n >= dcap)
+    if (mcio_calibrate_cache_dir(dir, dcap) != 0)
         return -1;
-    n = snprintf(out, cap, "%s/host-%s-%016llx.%d", dir, host, (unsigned long long)h,
+    int n = snprintf(out, cap, "%s/host-%s-%016llx.%d", dir, host, (unsigned long long)h,
                  MCIO_CALIBRATE_GENERATION);
     return n > 0 && (size_t)n < cap ? 0 : -1;
 }
@@ -72,7 +67,7 @@ int mcio_calibrate_host_kept(double *copy, double *piece)
 
 void mcio_calibrate_host_keep(double *copy, double *piece)
 {
-    char dir[MCIO_PATH_LEN], path[MCIO_PATH_LEN + 320], tmp[MCIO_PATH_LEN + 360];
+    char dir[MCIO_PATH_LEN], path[MCIO_PATH_LEN + 320];
     double c[KEEP + 1], p[KEEP + 1];
     if (host_path(dir, sizeof dir, path, sizeof path) != 0)
         return;
@@ -80,21 +75,11 @@ void mcio_calibrate_host_keep(double *copy, double *piece)
     if (n == KEEP) /* the oldest goes */
         memmove(c, c + 1, (KEEP - 1) * sizeof c[0]), memmove(p, p + 1, (KEEP - 1) * sizeof p[0]), n--;
     c[n] = *copy, p[n++] = *piece;
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    char parent[MCIO_PATH_LEN];
-    snprintf(parent, sizeof parent, "%s", dir);
-    char *slash = strrchr(parent, '/');
-    if (slash && slash != parent)
-        *slash = '\0', mkdir(parent, 0755); /* ~/.cache itself may be missing */
-    mkdir(dir, 0755);
-    FILE *f = fopen(tmp, "w");
-    int ok = f != NULL;
-    for (int i = 0; ok && i < n; i++)
-        ok = fprintf(f, "%.6e %.6e\n", c[i], p[i]) > 0;
-    if (f)
-        ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0)
-        unlink(tmp);
+    char text[(KEEP + 1) * 64];
+    int len = 0;
+    for (int i = 0; i < n; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len, "%.6e %.6e\n", c[i], p[i]);
+    mcio_calibrate_write_atomic(dir, path, text, (size_t)len);
     /* This process's figures: the medians with its own measurement among them. */
     *copy = mcio_calibrate_median_of(c, n);
     *piece = mcio_calibrate_median_of(p, n);
